@@ -23,3 +23,6 @@ unit:
 cover:
 	$(GO) test -count=1 -coverprofile=coverage.out $(PKGS)
 	$(GO) tool cover -func=coverage.out | tail -n 1
+
+# Area-specific targets (corpus recording, fuzz campaigns, ...) live in mk/*.mk.
+-include mk/*.mk
