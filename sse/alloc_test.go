@@ -1,0 +1,123 @@
+package sse
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// loopReader serves the same stream forever, so that allocation runs
+// measure the steady state.
+type loopReader struct {
+	data []byte
+	off  int
+	max  int
+}
+
+func (l *loopReader) Read(p []byte) (int, error) {
+	n := copy(p[:min(len(p), l.max)], l.data[l.off:])
+	l.off = (l.off + n) % len(l.data)
+	return n, nil
+}
+
+func TestNextAllocs(t *testing.T) {
+	var openai, anth, multi strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&openai, "data: {\"id\":\"chatcmpl-1\",\"choices\":[{\"delta\":{\"content\":\"tok %d\"}}]}\n\n", i)
+		fmt.Fprintf(&anth, "event: content_block_delta\r\ndata: {\"index\":0,\"delta\":{\"text\":\"t%d\"}}\r\n\r\n: ping\r\n\r\nevent: ping\r\ndata: {}\r\n\r\n", i)
+		fmt.Fprintf(&multi, "id: 7\nretry: 100\ndata: a%d\ndata: b\n: c\ndata: c\n\n", i)
+	}
+	for name, in := range map[string]string{"openai": openai.String(), "anthropic-crlf": anth.String(), "multiline-id-retry": multi.String()} {
+		for _, spans := range []bool{false, true} {
+			for _, rs := range []int{16 << 10, 1 << 10, 7} {
+				r := NewReader(&loopReader{data: []byte(in), max: rs}, Options{Spans: spans})
+				for range 1000 { // warm up: grow buffers, intern names
+					if _, err := r.Next(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				allocs := testing.AllocsPerRun(2000, func() {
+					if _, err := r.Next(); err != nil {
+						t.Fatal(err)
+					}
+				})
+				if allocs != 0 {
+					t.Errorf("%s spans=%v reads=%d: %v allocs per Next, want 0", name, spans, rs, allocs)
+				}
+			}
+		}
+	}
+}
+
+func TestDecoderAllocs(t *testing.T) {
+	in := []byte(strings.Repeat("event: e\ndata: {\"x\":1}\ndata: 2\n\n", 20))
+	n := 0
+	d := NewDecoder(Options{}, func(f Frame, err error) error { n++; return err })
+	d.Write(in)
+	allocs := testing.AllocsPerRun(500, func() {
+		if _, err := d.Write(in); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocs per Write of 20 events, want 0", allocs)
+	}
+}
+
+// TestLinearWork feeds large events one byte at a time and checks that the
+// bytes the machine examines or copies stay within a small multiple of the
+// input: no rescans of a growing event.
+func TestLinearWork(t *testing.T) {
+	var multi bytes.Buffer
+	for multi.Len() < 1<<20 {
+		multi.WriteString("data: " + strings.Repeat("m", 100) + "\n")
+	}
+	multi.WriteString("\n")
+	cases := map[string][]byte{
+		"1mib-line":           []byte("data: " + strings.Repeat("L", 1<<20) + "\n\n"),
+		"1mib-multiline":      multi.Bytes(),
+		"many-tiny":           []byte(strings.Repeat("data: x\n\n", 1<<16)),
+		"crlf-lines":          []byte(strings.Repeat("data: x\r\n", 1<<16) + "\r\n"),
+		"cr-lines":            []byte(strings.Repeat("data: x\r", 1<<16) + "\r"),
+		"no-newline":          []byte(strings.Repeat("z", 1<<20)),
+		"many-data-no-blank":  []byte(strings.Repeat("data:\n", 1<<17)),
+		"oversize-line-1mib":  []byte("data: " + strings.Repeat("O", 1<<20) + "\n\ndata: ok\n\n"),
+		"oversize-multi-1mib": append(append([]byte(nil), multi.Bytes()...), "data: ok\n\n"...),
+	}
+	for name, in := range cases {
+		for _, face := range []string{"reader", "decoder"} {
+			opts := Options{Spans: true}
+			if strings.HasPrefix(name, "oversize") {
+				opts.MaxEventSize = 64 << 10
+			}
+			var m *machine
+			if face == "reader" {
+				r := NewReader(&chunkReader{data: in, sizes: []int{1}}, opts)
+				for {
+					if _, err := r.Next(); err == io.EOF {
+						break
+					} else if err != nil && !IsRecoverable(err) {
+						t.Fatal(err)
+					}
+				}
+				m = &r.m
+			} else {
+				d := NewDecoder(opts, func(Frame, error) error { return nil })
+				for i := range in {
+					d.Write(in[i : i+1])
+				}
+				d.Close()
+				m = &d.m
+			}
+			if limit := 8*int64(len(in)) + 1024; m.work > limit {
+				t.Errorf("%s/%s: %d bytes of work for %d input bytes (limit %d)", name, face, m.work, len(in), limit)
+			}
+			if strings.HasPrefix(name, "oversize") && len(m.buf) > 4*opts.MaxEventSize {
+				t.Errorf("%s/%s: buffer grew to %d with a limit of %d", name, face, len(m.buf), opts.MaxEventSize)
+			}
+			t.Logf("%s/%s: work/input = %.2f", name, face, float64(m.work)/float64(len(in)))
+		}
+	}
+}

@@ -1,0 +1,534 @@
+package sse
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"time"
+)
+
+// bufferSize is the initial size of a decoder's input buffer. It grows by
+// doubling while one block needs more room, up to about twice
+// MaxEventSize. Tests shrink it to cross buffer boundaries often.
+var bufferSize = 64 << 10
+
+// maxInterned bounds the number of distinct event names kept to avoid an
+// allocation per event.
+var maxInterned = 256
+
+// status is what one step of the machine produced.
+type status uint8
+
+const (
+	stMore  status = iota // needs more input
+	stFrame               // m.out holds a frame
+	stError               // m.outErr holds a non-fatal error
+	stEOF                 // input exhausted, nothing pending
+)
+
+// finder remembers where the next occurrence of a byte is, or how far the
+// buffer is known not to contain it, so that no byte is searched twice.
+type finder struct {
+	at   int // index of the next occurrence, or -1
+	from int // when at < 0: buf[from:w] holds no occurrence
+}
+
+func (f *finder) find(buf []byte, start, end int, c byte, work *int64) int {
+	if f.at >= start {
+		return f.at
+	}
+	from := f.from
+	if f.at >= 0 || from < start {
+		from = start
+	}
+	*work += int64(end - from)
+	i := bytes.IndexByte(buf[from:end], c)
+	if i < 0 {
+		f.at, f.from = -1, end
+		return -1
+	}
+	f.at = from + i
+	return f.at
+}
+
+func (f *finder) shift(n int) {
+	if f.at >= 0 {
+		f.at -= n
+	}
+	f.from -= n
+	if f.from < 0 {
+		f.from = 0
+	}
+}
+
+// machine is the single SSE state machine behind Reader and Decoder. It
+// consumes buf[pos:w]; the owner appends input at w (after makeRoom) and
+// calls step until it returns stMore.
+type machine struct {
+	maxEvent          int
+	spans             bool
+	discardIncomplete bool
+
+	buf  []byte
+	w    int   // end of buffered input
+	pos  int   // start of the pending block (first unconsumed byte)
+	ls   int   // start of the line being scanned
+	off  int64 // input offset of buf[0]
+	line int   // line number of the line starting at ls
+
+	blockLine int // line number at pos
+	lf, cr    finder
+	started   bool // BOM check done
+	done      bool // io.EOF reported
+
+	// Current block.
+	ndata        int
+	d0, d1       int    // the first data value, buf[d0:d1], while ndata == 1
+	dbuf         []byte // the joined data once ndata > 1
+	hasEvent     bool
+	ev0, ev1     int
+	retry        time.Duration
+	hasRetry     bool
+	comments     bool // the block has comment lines
+	fields       bool // the block has field lines
+	skipping     bool // discarding an oversized block
+	skipLineData bool // while skipping: the current line has bytes
+
+	lastID         string
+	streamRetry    time.Duration
+	hasStreamRetry bool
+	names          map[string]string
+	lastName       string
+
+	// Output of step.
+	out    Frame
+	outErr error
+	queued bool // out holds a frame to return before anything else
+
+	work int64 // bytes examined or copied, for the linear-work tests
+}
+
+func (m *machine) init(o Options) {
+	m.maxEvent = o.MaxEventSize
+	if m.maxEvent <= 0 {
+		m.maxEvent = DefaultMaxEventSize
+	}
+	m.spans = o.Spans
+	m.discardIncomplete = o.DiscardIncomplete
+	n := bufferSize
+	if n < 4 {
+		n = 4
+	}
+	m.buf = make([]byte, n)
+	m.line, m.blockLine = 1, 1
+	m.lf.at, m.cr.at = -1, -1
+}
+
+// makeRoom prepares buf[w:] to receive at least one byte, preferably many.
+// It may move the pending bytes, which invalidates frames handed out before.
+func (m *machine) makeRoom() {
+	if m.pos == m.w && m.pos > 0 {
+		m.shift(m.pos)
+	}
+	free := len(m.buf) - m.w
+	if free > 0 && free >= len(m.buf)/8 {
+		return
+	}
+	pending := m.w - m.pos
+	if m.pos > 0 && pending <= len(m.buf)/2 {
+		m.work += int64(pending)
+		copy(m.buf, m.buf[m.pos:m.w])
+		m.shift(m.pos)
+		return
+	}
+	nb := make([]byte, 2*len(m.buf))
+	m.work += int64(pending)
+	copy(nb, m.buf[m.pos:m.w])
+	m.buf = nb
+	m.shift(m.pos)
+}
+
+// shift accounts for the pending bytes having moved n bytes to the left.
+func (m *machine) shift(n int) {
+	if n == 0 {
+		return
+	}
+	m.off += int64(n)
+	m.w -= n
+	m.pos -= n
+	m.ls -= n
+	m.d0 -= n
+	m.d1 -= n
+	m.ev0 -= n
+	m.ev1 -= n
+	m.lf.shift(n)
+	m.cr.shift(n)
+}
+
+// lineEnd finds the end of the line starting at m.ls: the index of its
+// terminator and the terminator's length. ok is false when more input is
+// needed to tell.
+func (m *machine) lineEnd(atEOF bool) (end, n int, ok bool) {
+	lfi := m.lf.find(m.buf, m.ls, m.w, '\n', &m.work)
+	cri := m.cr.find(m.buf, m.ls, m.w, '\r', &m.work)
+	if cri >= 0 && (lfi < 0 || cri < lfi) {
+		// WHATWG: lines end with CRLF, a lone LF or a lone CR. A CR as the
+		// last byte so far may be the first half of a CRLF: wait for the
+		// next byte (or the end of input) to keep Raw exact.
+		if cri+1 < m.w {
+			if m.buf[cri+1] == '\n' {
+				return cri, 2, true
+			}
+			return cri, 1, true
+		}
+		if atEOF {
+			return cri, 1, true
+		}
+		return 0, 0, false
+	}
+	if lfi >= 0 {
+		return lfi, 1, true
+	}
+	return 0, 0, false
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// step advances the machine by at most one output. atEOF says no more input
+// will be appended.
+func (m *machine) step(atEOF bool) status {
+	if m.queued {
+		m.queued = false
+		return stFrame
+	}
+	if m.done {
+		return stEOF
+	}
+	if !m.started {
+		// WHATWG: one leading U+FEFF BOM is stripped, only at the start.
+		avail := m.buf[m.pos:m.w]
+		if len(avail) < len(bom) && !atEOF && bytes.HasPrefix(bom, avail) {
+			return stMore
+		}
+		m.started = true
+		if bytes.HasPrefix(avail, bom) {
+			m.setSpan(KindBOM, m.pos+len(bom), false)
+			m.pos += len(bom)
+			m.ls = m.pos
+			if m.spans {
+				return stFrame
+			}
+		}
+	}
+	if m.skipping {
+		if st := m.skip(atEOF); st != stMore || m.skipping {
+			return st
+		}
+	}
+	for {
+		end, n, ok := m.lineEnd(atEOF)
+		if !ok {
+			break
+		}
+		if end == m.ls {
+			// WHATWG: an empty line dispatches the event.
+			next := end + n
+			m.line++
+			if st := m.dispatch(next, false); st != stMore {
+				return st
+			}
+			continue
+		}
+		m.fieldLine(m.buf[m.ls:end])
+		m.ls = end + n
+		m.line++
+	}
+	if m.w-m.pos > m.maxEvent {
+		// The block is unterminated and already larger than the limit.
+		m.outErr = newError(m.off+int64(m.pos), m.blockLine, ErrEventTooLarge,
+			" (limit "+strconv.Itoa(m.maxEvent)+" bytes)", m.errPrefix(m.w))
+		m.skipping = true
+		lsOld := m.ls
+		m.ls = m.w
+		if !atEOF && m.w > lsOld && m.buf[m.w-1] == '\r' {
+			m.ls = m.w - 1 // keep a trailing CR for the CRLF test
+		}
+		m.skipLineData = m.ls > lsOld
+		m.resetBlock()
+		return stError
+	}
+	if !atEOF {
+		return stMore
+	}
+	return m.finish()
+}
+
+// finish handles the end of input in normal mode: a last line without a
+// terminator is still a line, and the pending block becomes an incomplete
+// frame.
+func (m *machine) finish() status {
+	if m.ls < m.w {
+		m.fieldLine(m.buf[m.ls:m.w])
+		m.ls = m.w
+	}
+	if m.pos == m.w {
+		m.done = true
+		return stEOF
+	}
+	if st := m.dispatch(m.w, true); st != stMore {
+		return st
+	}
+	m.done = true
+	return stEOF
+}
+
+// dispatch ends the block buf[m.pos:next]. It returns stMore when the block
+// produces no output.
+func (m *machine) dispatch(next int, incomplete bool) status {
+	size := next - m.pos
+	if size > m.maxEvent {
+		m.outErr = newError(m.off+int64(m.pos), m.blockLine, ErrEventTooLarge,
+			" (limit "+strconv.Itoa(m.maxEvent)+" bytes)", m.errPrefix(next))
+		m.setSpan(KindSkipped, next, incomplete)
+		m.queued = m.spans
+		m.consume(next)
+		return stError
+	}
+	if m.ndata == 0 {
+		k := KindNoData
+		if !m.fields {
+			k = KindComment
+			if !m.comments {
+				k = KindBlank
+			}
+		}
+		m.setSpan(k, next, incomplete)
+		m.consume(next)
+		if m.spans {
+			return stFrame
+		}
+		return stMore
+	}
+	if incomplete && m.discardIncomplete {
+		m.outErr = newError(m.off+int64(m.pos), m.blockLine, ErrIncomplete, "", nil)
+		m.setSpan(KindSkipped, next, true)
+		m.queued = m.spans
+		m.consume(next)
+		return stError
+	}
+	f := &m.out
+	f.Kind = KindEvent
+	f.Event = ""
+	if m.hasEvent {
+		f.Event = m.intern(m.buf[m.ev0:m.ev1])
+	}
+	if m.ndata == 1 {
+		f.Data = m.buf[m.d0:m.d1:m.d1]
+	} else {
+		f.Data = m.dbuf[:len(m.dbuf):len(m.dbuf)]
+	}
+	f.ID = m.lastID
+	f.Retry, f.HasRetry = m.retry, m.hasRetry
+	f.Raw = m.buf[m.pos:next:next]
+	f.Offset = m.off + int64(m.pos)
+	f.Line = m.blockLine
+	f.Incomplete = incomplete
+	m.consume(next)
+	return stFrame
+}
+
+// setSpan fills m.out with a non-event frame for buf[m.pos:next].
+func (m *machine) setSpan(k Kind, next int, incomplete bool) {
+	m.out = Frame{
+		Kind:       k,
+		ID:         m.lastID,
+		Retry:      m.retry,
+		HasRetry:   m.hasRetry,
+		Raw:        m.buf[m.pos:next:next],
+		Offset:     m.off + int64(m.pos),
+		Line:       m.blockLine,
+		Incomplete: incomplete,
+	}
+}
+
+// consume ends the current block at next.
+func (m *machine) consume(next int) {
+	m.pos, m.ls = next, next
+	m.blockLine = m.line
+	m.resetBlock()
+}
+
+func (m *machine) resetBlock() {
+	m.ndata = 0
+	m.dbuf = m.dbuf[:0]
+	m.hasEvent = false
+	m.hasRetry = false
+	m.retry = 0
+	m.comments = false
+	m.fields = false
+}
+
+// skip discards an oversized block up to and including its blank line,
+// releasing the bytes as KindSkipped spans.
+func (m *machine) skip(atEOF bool) status {
+	for {
+		end, n, ok := m.lineEnd(atEOF)
+		if !ok {
+			break
+		}
+		if end == m.ls && !m.skipLineData {
+			next := end + n
+			m.line++
+			m.skipping = false
+			m.setSpan(KindSkipped, next, false)
+			m.consume(next)
+			if m.spans {
+				return stFrame
+			}
+			return stMore
+		}
+		m.skipLineData = false
+		m.ls = end + n
+		m.line++
+	}
+	// No terminator in buf[m.ls:m.w], except perhaps a CR at the very end.
+	end := m.w
+	if !atEOF && end > m.ls && m.buf[end-1] == '\r' {
+		end--
+	}
+	if end > m.ls {
+		m.skipLineData = true
+		m.ls = end
+	}
+	if m.ls == m.pos {
+		if atEOF && m.w == m.pos {
+			m.skipping = false
+		}
+		return stMore
+	}
+	inc := atEOF && m.ls == m.w
+	m.setSpan(KindSkipped, m.ls, inc)
+	m.pos = m.ls
+	m.blockLine = m.line
+	if atEOF && m.ls == m.w {
+		m.skipping = false
+	}
+	if m.spans {
+		return stFrame
+	}
+	return stMore
+}
+
+// fieldLine interprets one non-empty line of the current block.
+func (m *machine) fieldLine(line []byte) {
+	m.work += int64(len(line))
+	if line[0] == ':' {
+		// WHATWG: a line starting with a colon is a comment; ignore it.
+		m.comments = true
+		return
+	}
+	m.fields = true
+	base := m.ls
+	var name, value []byte
+	var v int
+	if len(line) > 5 && string(line[:5]) == "data:" {
+		name = line[:4]
+		v = 5
+	} else if c := bytes.IndexByte(line, ':'); c >= 0 {
+		name = line[:c]
+		v = c + 1
+	} else {
+		// WHATWG: a line without a colon is a field name with an empty value.
+		name, v = line, len(line)
+	}
+	// WHATWG: if the value starts with a space, remove it (one only).
+	if v < len(line) && line[v] == ' ' {
+		v++
+	}
+	value = line[v:]
+	switch string(name) {
+	case "data":
+		// WHATWG: append the value and a LF to the data buffer; the final LF
+		// is removed at dispatch. We join with LF instead.
+		switch m.ndata {
+		case 0:
+			m.d0, m.d1 = base+v, base+len(line)
+		case 1:
+			m.work += int64(m.d1 - m.d0)
+			m.dbuf = append(m.dbuf[:0], m.buf[m.d0:m.d1]...)
+			fallthrough
+		default:
+			m.work += int64(len(value))
+			m.dbuf = append(m.dbuf, '\n')
+			m.dbuf = append(m.dbuf, value...)
+		}
+		m.ndata++
+	case "event":
+		m.hasEvent = true
+		m.ev0, m.ev1 = base+v, base+len(line)
+	case "id":
+		// WHATWG: if the value does not contain NUL, set the last event ID
+		// buffer. It is not reset by dispatch.
+		if bytes.IndexByte(value, 0) < 0 && string(value) != m.lastID {
+			m.lastID = string(value)
+		}
+	case "retry":
+		// WHATWG: if the value consists of only ASCII digits, set the
+		// reconnection time (milliseconds); otherwise ignore the field.
+		if d, ok := parseRetry(value); ok {
+			m.retry, m.hasRetry = d, true
+			m.streamRetry, m.hasStreamRetry = d, true
+		}
+	}
+	// WHATWG: any other field is ignored.
+}
+
+// parseRetry parses ASCII digits as milliseconds, saturating on overflow.
+func parseRetry(b []byte) (time.Duration, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	const max = math.MaxInt64 / int64(time.Millisecond)
+	var ms int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if ms <= max {
+			ms = ms*10 + int64(c-'0')
+		}
+	}
+	if ms > max {
+		return time.Duration(math.MaxInt64), true
+	}
+	return time.Duration(ms) * time.Millisecond, true
+}
+
+// intern returns b as a string, reusing earlier strings so that a stream of
+// known event names allocates nothing per event.
+func (m *machine) intern(b []byte) string {
+	if string(b) == m.lastName {
+		return m.lastName
+	}
+	if s, ok := m.names[string(b)]; ok {
+		m.lastName = s
+		return s
+	}
+	s := string(b)
+	if m.names == nil {
+		m.names = make(map[string]string)
+	}
+	if len(m.names) < maxInterned {
+		m.names[s] = s
+	}
+	m.lastName = s
+	return s
+}
+
+// errPrefix returns the start of the oversized block at m.pos for the error
+// message: at most 40 bytes, and never more than the limit plus one, so that
+// the message does not depend on how the input was split into reads.
+func (m *machine) errPrefix(end int) []byte {
+	n := min(end-m.pos, m.maxEvent+1, 40)
+	return m.buf[m.pos : m.pos+n]
+}

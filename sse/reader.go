@@ -1,0 +1,239 @@
+package sse
+
+import (
+	"errors"
+	"io"
+	"iter"
+	"time"
+)
+
+// maxEmptyReads is how many consecutive (0, nil) reads Next tolerates before
+// it fails with io.ErrNoProgress, as bufio does.
+const maxEmptyReads = 100
+
+// Reader reads SSE frames from an io.Reader. It is the pull face of the same
+// state machine as Decoder. A Reader is not safe for concurrent use.
+type Reader struct {
+	m      machine
+	src    io.Reader
+	tee    io.Writer
+	eof    bool
+	err    error // sticky fatal error
+	closed bool
+}
+
+// NewReader returns a Reader that decodes r according to opts.
+func NewReader(r io.Reader, opts Options) *Reader {
+	rd := &Reader{src: r, tee: opts.Tee}
+	rd.m.init(opts)
+	return rd
+}
+
+// Next returns the next frame: a dispatched event, or with Options.Spans
+// any accounted span. Data and Raw of the returned frame are valid until the
+// next call to Next.
+//
+// At the end of input Next first returns the unterminated final event, if
+// any, with Incomplete set (or, under Options.DiscardIncomplete, an *Error
+// wrapping ErrIncomplete), then io.EOF. An event larger than
+// Options.MaxEventSize yields an *Error wrapping ErrEventTooLarge; it is not
+// fatal and the following call continues after the event. Errors from the
+// underlying reader are returned as they are, after the frames completed
+// before them, and are sticky, as are Tee errors. After Close, Next returns
+// ErrClosed.
+func (r *Reader) Next() (Frame, error) {
+	if r.closed {
+		return Frame{}, ErrClosed
+	}
+	for {
+		switch r.m.step(r.eof) {
+		case stFrame:
+			return r.m.out, nil
+		case stError:
+			return Frame{}, r.m.outErr
+		case stEOF:
+			return Frame{}, io.EOF
+		}
+		if r.err != nil {
+			return Frame{}, r.err
+		}
+		r.fill()
+	}
+}
+
+// fill reads once (or until progress) into the machine's buffer.
+func (r *Reader) fill() {
+	m := &r.m
+	m.makeRoom()
+	for i := 0; i < maxEmptyReads; i++ {
+		n, err := r.src.Read(m.buf[m.w:])
+		if n < 0 || n > len(m.buf)-m.w {
+			r.err = errors.New("sse: invalid Read count from the underlying reader")
+			return
+		}
+		if n > 0 && r.tee != nil {
+			if _, terr := r.tee.Write(m.buf[m.w : m.w+n]); terr != nil {
+				r.err = terr
+				return
+			}
+		}
+		m.w += n
+		if err == io.EOF {
+			r.eof = true
+			return
+		}
+		if err != nil {
+			r.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	r.err = io.ErrNoProgress
+}
+
+// All returns an iterator over the frames and non-fatal errors of Next. It
+// stops at io.EOF (which it does not yield) and after yielding a fatal
+// error. When the loop body stops early (break or return), All closes the
+// Reader, which closes the underlying reader if it is an io.Closer, so that
+// an HTTP response body is not left open.
+func (r *Reader) All() iter.Seq2[Frame, error] {
+	return func(yield func(Frame, error) bool) {
+		for {
+			f, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			if !yield(f, err) {
+				r.Close()
+				return
+			}
+			if err != nil && !IsRecoverable(err) {
+				return
+			}
+		}
+	}
+}
+
+// IsRecoverable reports whether err, returned by Next or passed to a
+// Decoder's emit function, leaves the stream readable: it is true for an
+// *Error (ErrEventTooLarge, ErrIncomplete) and false for everything else.
+func IsRecoverable(err error) bool {
+	var e *Error
+	return errors.As(err, &e)
+}
+
+// Close marks the Reader closed and closes the underlying reader if it is
+// an io.Closer, returning its error. Later calls return nil.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if c, ok := r.src.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// LastEventID returns the stream's last event ID: the value of the most
+// recent "id" field without NUL read so far ("" if none).
+func (r *Reader) LastEventID() string { return r.m.lastID }
+
+// Retry returns the reconnection time set by the most recent valid "retry"
+// field read so far, and whether there was one.
+func (r *Reader) Retry() (time.Duration, bool) { return r.m.streamRetry, r.m.hasStreamRetry }
+
+// Decoder is the push face of the SSE state machine: the caller writes
+// input as it arrives and Close at the end, and the decoder calls emit for
+// every frame and non-fatal error, in the order Reader.Next would return
+// them. A Decoder is not safe for concurrent use.
+type Decoder struct {
+	m      machine
+	tee    io.Writer
+	emit   func(Frame, error) error
+	err    error
+	closed bool
+}
+
+// NewDecoder returns a Decoder that decodes according to opts and calls
+// emit with each frame (err == nil) or each non-fatal *Error (an empty
+// Frame). The frame's Data and Raw are valid only until emit returns. If
+// emit returns an error, decoding stops and Write or Close returns that
+// error, now and on every later call.
+func NewDecoder(opts Options, emit func(Frame, error) error) *Decoder {
+	d := &Decoder{tee: opts.Tee, emit: emit}
+	d.m.init(opts)
+	return d
+}
+
+// Write decodes p, calling emit for each frame it completes. It never
+// retains p. It returns len(p) and nil unless the Tee or emit failed, or
+// the Decoder is closed (ErrClosed).
+func (d *Decoder) Write(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	if d.closed {
+		return 0, ErrClosed
+	}
+	if d.tee != nil {
+		if _, err := d.tee.Write(p); err != nil {
+			d.err = err
+			return 0, err
+		}
+	}
+	n := 0
+	m := &d.m
+	for n < len(p) {
+		m.makeRoom()
+		c := copy(m.buf[m.w:], p[n:])
+		m.work += int64(c)
+		m.w += c
+		n += c
+		if err := d.run(false); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Close ends the input: it emits the unterminated final event, if any, as
+// Reader.Next does at the end of input. It returns the error of emit, if
+// any. After Close, Write returns ErrClosed.
+func (d *Decoder) Close() error {
+	if d.err != nil {
+		return d.err
+	}
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	return d.run(true)
+}
+
+func (d *Decoder) run(atEOF bool) error {
+	m := &d.m
+	for {
+		var err error
+		switch m.step(atEOF) {
+		case stFrame:
+			err = d.emit(m.out, nil)
+		case stError:
+			err = d.emit(Frame{}, m.outErr)
+		default:
+			return nil
+		}
+		if err != nil {
+			d.err = err
+			return err
+		}
+	}
+}
+
+// LastEventID returns the stream's last event ID, as Reader.LastEventID.
+func (d *Decoder) LastEventID() string { return d.m.lastID }
+
+// Retry returns the stream's reconnection time, as Reader.Retry.
+func (d *Decoder) Retry() (time.Duration, bool) { return d.m.streamRetry, d.m.hasStreamRetry }
