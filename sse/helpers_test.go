@@ -256,4 +256,3 @@ func (e *errReader) Read(p []byte) (int, error) {
 }
 
 var errBoom = errors.New("boom")
-
