@@ -1,0 +1,101 @@
+package record
+
+import (
+	"os/exec"
+	"path/filepath"
+)
+
+type inv struct {
+	argv []string
+	env  []string
+	drv  driver
+}
+
+// codexConfig points Codex at the mock through a custom model provider.
+// Retries are bounded so that error scenarios end quickly and the number of
+// model requests stays fixed.
+func codexConfig(url string) []string {
+	kv := []string{
+		`model_provider="mock"`,
+		`model_providers.mock.name="mock"`,
+		`model_providers.mock.base_url="` + url + `/v1"`,
+		`model_providers.mock.wire_api="responses"`,
+		`model_providers.mock.env_key="MOCK_API_KEY"`,
+		`model_providers.mock.request_max_retries=0`,
+		`model_providers.mock.stream_max_retries=1`,
+		`model_providers.mock.stream_idle_timeout_ms=60000`,
+	}
+	var out []string
+	for _, s := range kv {
+		out = append(out, "-c", s)
+	}
+	return out
+}
+
+// basePath is the PATH the CLIs get: node's directory and the system dirs.
+func basePath() string {
+	p := "/usr/local/bin:/usr/bin:/bin"
+	if node, err := exec.LookPath("node"); err == nil {
+		if d := filepath.Dir(node); d != "/usr/bin" && d != "/bin" && d != "/usr/local/bin" {
+			p = d + ":" + p
+		}
+	}
+	return p
+}
+
+// invocation builds the argv, environment and stdin driver of one run.
+// sid is the session id of the previous run (for resume).
+func invocation(cli CLI, bin string, c Case, run Run, sid, scratch, url string) (*inv, error) {
+	env := []string{
+		"PATH=" + basePath(),
+		"HOME=" + filepath.Join(scratch, "home"),
+		"TMPDIR=" + filepath.Join(scratch, "tmp"),
+		"LANG=C.UTF-8",
+	}
+	args := append(append([]string(nil), c.Extra...), run.Args...)
+	switch cli.Provider {
+	case "codex":
+		env = append(env, "CODEX_HOME="+filepath.Join(scratch, "config"), "MOCK_API_KEY=sk-mock-key")
+		argv := append([]string{bin, "exec", "--json", "--skip-git-repo-check"}, codexConfig(url)...)
+		argv = append(argv, args...)
+		if run.Resume {
+			argv = append(argv, "resume", sid)
+		}
+		argv = append(argv, run.Prompt)
+		return &inv{argv: argv, env: env, drv: &execDriver{}}, nil
+	case "appserver":
+		env = append(env, "CODEX_HOME="+filepath.Join(scratch, "config"), "MOCK_API_KEY=sk-mock-key")
+		argv := append([]string{bin, "app-server"}, codexConfig(url)...)
+		argv = append(argv, args...)
+		d := &appServerDriver{prompts: append([]string{run.Prompt}, run.Turns...),
+			decisions: run.Decisions, threadParams: run.ThreadParams}
+		if run.Resume {
+			d.resume = sid
+		}
+		return &inv{argv: argv, env: env, drv: d}, nil
+	default: // claude
+		env = append(env,
+			"CLAUDE_CONFIG_DIR="+filepath.Join(scratch, "config"),
+			"ANTHROPIC_BASE_URL="+url,
+			"ANTHROPIC_API_KEY=sk-ant-mock-key",
+			"DISABLE_TELEMETRY=1",
+			"DISABLE_AUTOUPDATER=1",
+			"DISABLE_ERROR_REPORTING=1",
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		)
+		argv := []string{bin, "-p", "--output-format", "stream-json", "--verbose"}
+		if run.StreamInput {
+			argv = append(argv, "--input-format", "stream-json", "--permission-prompt-tool", "stdio")
+		}
+		if run.Resume {
+			argv = append(argv, "--resume", sid)
+		}
+		argv = append(argv, args...)
+		d := &claudeDriver{stream: run.StreamInput, prompts: append([]string{run.Prompt}, run.Turns...),
+			decisions: run.Decisions}
+		if !run.StreamInput {
+			argv = append(argv, run.Prompt)
+		}
+		return &inv{argv: argv, env: env, drv: d}, nil
+	}
+}

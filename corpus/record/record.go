@@ -1,0 +1,370 @@
+// Package record records golden corpora from the real agent CLIs.
+//
+// For each pinned CLI version and each scenario it starts a scripted mock
+// model server (package mock) on 127.0.0.1, runs the real CLI against it with
+// a scratch home directory, drives its stdin where the protocol needs it
+// (Claude's stream-json control protocol, the Codex app-server JSON-RPC
+// session), sends signals for cancellation scenarios, and writes
+//
+//	<out>/<provider>/<cli>@<version>/<case>/{stdout,stderr,stdin,meta.json,requests.jsonl}
+//
+// A scenario with several runs (resume) writes run-1/, run-2/, ... below the
+// case directory, each with the files above, and a case-level meta.json.
+//
+// The CLIs resolve their vendors' hosts at start-up, so recording must run
+// in a network namespace that has only loopback: see Isolate.
+package record
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentwire/agentwire/corpus/internal/ojson"
+	"github.com/agentwire/agentwire/corpus/mock"
+)
+
+// Options configure Record.
+type Options struct {
+	// Cache is the directory the CLIs are installed in (see CLI.Install).
+	Cache string
+	// Scenarios is the scenario directory (corpus/scenarios).
+	Scenarios string
+	// Out is the corpus root the recordings are written under (corpus).
+	Out string
+	// Scratch is the root of the per-case scratch directories; default
+	// "scratch" beside Cache. Each case's directory is wiped first.
+	Scratch string
+	// CLIs are the CLI versions to record; default DefaultCLIs.
+	CLIs []CLI
+	// Match, when set, selects cases by "<provider>/<cli>@<version>/<case>".
+	Match *regexp.Regexp
+	// Log receives one progress line per case; default io.Discard.
+	Log io.Writer
+	// Now stamps meta.json; default time.Now.
+	Now func() time.Time
+}
+
+// A Result reports one recorded case.
+type Result struct {
+	Path string // <provider>/<cli>@<version>/<case>
+	Err  error
+}
+
+// Record records every selected case. It returns the per-case results and
+// an error when any case failed or the CLIs are missing.
+func Record(ctx context.Context, opt Options) ([]Result, error) {
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.CLIs == nil {
+		opt.CLIs = DefaultCLIs
+	}
+	if opt.Scratch == "" {
+		opt.Scratch = filepath.Join(filepath.Dir(filepath.Clean(opt.Cache)), "scratch")
+	}
+	for _, p := range []*string{&opt.Cache, &opt.Scratch, &opt.Out} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return nil, err
+		}
+		*p = abs
+	}
+	scens, err := Load(opt.Scenarios)
+	if err != nil {
+		return nil, err
+	}
+	var results []Result
+	var failed int
+	for _, cli := range opt.CLIs {
+		var todo []Case
+		for _, s := range scens {
+			if s.Provider != cli.Provider || !s.ForVersion(cli.Version, cli.Latest) {
+				continue
+			}
+			for _, c := range s.Cases() {
+				if opt.Match == nil || opt.Match.MatchString(casePath(cli, c.Name)) {
+					todo = append(todo, c)
+				}
+			}
+		}
+		if len(todo) == 0 {
+			continue
+		}
+		bin, err := cli.Bin(opt.Cache)
+		if err != nil {
+			return results, err
+		}
+		for _, c := range todo {
+			if ctx.Err() != nil {
+				return results, ctx.Err()
+			}
+			path := casePath(cli, c.Name)
+			start := time.Now()
+			err := recordCase(ctx, opt, cli, bin, c)
+			results = append(results, Result{Path: path, Err: err})
+			status := "ok"
+			if err != nil {
+				status = "FAIL: " + err.Error()
+				failed++
+			}
+			fmt.Fprintf(opt.Log, "record %-60s %5.1fs %s\n", path, time.Since(start).Seconds(), status)
+		}
+	}
+	if failed > 0 {
+		return results, fmt.Errorf("record: %d of %d cases failed", failed, len(results))
+	}
+	return results, nil
+}
+
+func casePath(cli CLI, name string) string {
+	return cli.Provider + "/" + cli.Dir() + "/" + name
+}
+
+// Meta is the meta.json of one run.
+type Meta struct {
+	Provider    string `json:"provider"`
+	CLI         string `json:"cli"`
+	Package     string `json:"package"`
+	Version     string `json:"version"`
+	Scenario    string `json:"scenario"`
+	Variant     string `json:"variant,omitempty"`
+	Description string `json:"description"`
+	Run         int    `json:"run,omitempty"` // 1-based, for multi-run cases
+	// Argv has the scratch paths, the CLI path and the mock URL replaced by
+	// <SCRATCH>, <CLI> and <MOCK_URL>.
+	Argv []string `json:"argv"`
+	// Env lists the names of the environment variables set (nothing is
+	// inherited).
+	Env        []string `json:"env"`
+	Cwd        string   `json:"cwd"`
+	Stdin      bool     `json:"stdin"`
+	ExitCode   int      `json:"exit_code"`
+	Signal     string   `json:"signal,omitempty"`      // signal that ended the CLI
+	SentSignal string   `json:"sent_signal,omitempty"` // signal the recorder sent
+	Interrupt  bool     `json:"interrupt,omitempty"`   // protocol interrupt sent
+	TimedOut   bool     `json:"timed_out,omitempty"`
+	Killed     string   `json:"recorder_note,omitempty"`
+	SessionID  string   `json:"session_id,omitempty"`
+	// Requests is the number of HTTP requests the mock saw during the run,
+	// ModelRequests those answered from the script.
+	Requests      int    `json:"requests"`
+	ModelRequests int    `json:"model_requests"`
+	Recorded      string `json:"recorded"` // RFC 3339 date
+	DurationMS    int64  `json:"duration_ms"`
+}
+
+// CaseMeta is the case-level meta.json of a multi-run case.
+type CaseMeta struct {
+	Provider    string       `json:"provider"`
+	CLI         string       `json:"cli"`
+	Package     string       `json:"package"`
+	Version     string       `json:"version"`
+	Scenario    string       `json:"scenario"`
+	Variant     string       `json:"variant,omitempty"`
+	Description string       `json:"description"`
+	Runs        []string     `json:"runs"`
+	ResumeProof *ResumeProof `json:"resume_proof,omitempty"`
+	Recorded    string       `json:"recorded"`
+}
+
+// ResumeProof records where the marker of the first run was found in the
+// last run's model requests.
+type ResumeProof struct {
+	Marker     string   `json:"marker"`
+	SessionIDs []string `json:"session_ids"`
+	Request    int      `json:"request"` // mock request seq of the last run containing it
+}
+
+type runOut struct {
+	meta     Meta
+	res      *runResult
+	requests []mock.Request
+}
+
+func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) error {
+	scratch := filepath.Join(opt.Scratch, cli.Provider, cli.Dir(), c.Name)
+	if err := os.RemoveAll(scratch); err != nil {
+		return err
+	}
+	for _, d := range []string{"home", "work", "tmp", "config"} {
+		if err := os.MkdirAll(filepath.Join(scratch, d), 0o755); err != nil {
+			return err
+		}
+	}
+	api := mock.Responses
+	if cli.Provider == "claude" {
+		api = mock.Messages
+	}
+	var mu sync.Mutex
+	var cur chan int
+	srv, err := mock.New(mock.Options{API: api, Replies: c.Replies,
+		OnRequest: func(seq, reply int) {
+			mu.Lock()
+			ch := cur
+			mu.Unlock()
+			if ch != nil && reply != -2 {
+				select {
+				case ch <- seq:
+				default:
+				}
+			}
+		}})
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	timeout := time.Duration(c.TimeoutSec) * time.Second
+	if timeout == 0 {
+		timeout = 90 * time.Second
+	}
+	var outs []runOut
+	var sids []string
+	sid := ""
+	for i, run := range c.Runs {
+		ch := make(chan int, 64)
+		mu.Lock()
+		cur = ch
+		mu.Unlock()
+		before := len(srv.Requests())
+		inv, err := invocation(cli, bin, c, run, sid, scratch, srv.URL())
+		if err != nil {
+			return err
+		}
+		res, err := execute(ctx, runSpec{Argv: inv.argv, Env: inv.env, Dir: filepath.Join(scratch, "work"),
+			Timeout: timeout, Requests: ch, Signal: run.Signal, Intr: run.Interrupt, ExitGrace: 15 * time.Second}, inv.drv)
+		if err != nil {
+			return fmt.Errorf("run %d: %w", i+1, err)
+		}
+		reqs := srv.Requests()[before:]
+		if s := inv.drv.session(); s != "" {
+			sid = s
+		}
+		sids = append(sids, inv.drv.session())
+		m := Meta{Provider: cli.Provider, CLI: cli.Name, Package: cli.Package, Version: cli.Version,
+			Scenario: c.Scenario.Name, Variant: c.Variant, Description: c.Description,
+			Argv: placeholders(inv.argv, bin, scratch, srv.URL()), Env: envNames(inv.env), Cwd: "<SCRATCH>/work",
+			Stdin: res.StdinUsed, ExitCode: res.ExitCode, Signal: res.Signal, SentSignal: res.SentSignal,
+			Interrupt: res.Interrupted, TimedOut: res.TimedOut, Killed: res.Killed, SessionID: inv.drv.session(),
+			Requests: len(reqs), Recorded: opt.Now().UTC().Format(time.RFC3339), DurationMS: res.Duration.Milliseconds()}
+		for _, r := range reqs {
+			if r.Reply != -2 {
+				m.ModelRequests++
+			}
+		}
+		if len(c.Runs) > 1 {
+			m.Run = i + 1
+		}
+		outs = append(outs, runOut{meta: m, res: res, requests: reqs})
+	}
+	mu.Lock()
+	cur = nil
+	mu.Unlock()
+
+	var proof *ResumeProof
+	if c.ResumeProof != "" {
+		last := outs[len(outs)-1]
+		for _, r := range last.requests {
+			if r.Reply != -2 && strings.Contains(string(r.Body), c.ResumeProof) {
+				proof = &ResumeProof{Marker: c.ResumeProof, SessionIDs: sids, Request: r.Seq}
+				break
+			}
+		}
+		if proof == nil {
+			return fmt.Errorf("resume proof: marker %q not in any model request of the last run", c.ResumeProof)
+		}
+	}
+
+	dst := filepath.Join(opt.Out, cli.Provider, cli.Dir(), c.Name)
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	if len(outs) == 1 {
+		return writeRun(dst, api, outs[0])
+	}
+	cm := CaseMeta{Provider: cli.Provider, CLI: cli.Name, Package: cli.Package, Version: cli.Version,
+		Scenario: c.Scenario.Name, Variant: c.Variant, Description: c.Description, ResumeProof: proof,
+		Recorded: opt.Now().UTC().Format(time.RFC3339)}
+	for i, ro := range outs {
+		name := fmt.Sprintf("run-%d", i+1)
+		cm.Runs = append(cm.Runs, name)
+		if err := writeRun(filepath.Join(dst, name), api, ro); err != nil {
+			return err
+		}
+	}
+	return writeJSON(filepath.Join(dst, "meta.json"), cm)
+}
+
+func writeRun(dir string, api mock.API, ro runOut) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	files := map[string][]byte{"stdout": ro.res.Stdout, "stderr": ro.res.Stderr}
+	if ro.res.StdinUsed {
+		files["stdin"] = ro.res.Stdin
+	}
+	var reqs []byte
+	for _, r := range ro.requests {
+		b, err := ojson.Marshal(summarize(api, r))
+		if err != nil {
+			return err
+		}
+		reqs = append(append(reqs, b...), '\n')
+	}
+	files["requests.jsonl"] = reqs
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return writeJSON(filepath.Join(dir, "meta.json"), ro.meta)
+}
+
+func writeJSON(path string, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+func placeholders(argv []string, bin, scratch, url string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		a = strings.ReplaceAll(a, bin, "<CLI>")
+		a = strings.ReplaceAll(a, scratch, "<SCRATCH>")
+		a = strings.ReplaceAll(a, url, "<MOCK_URL>")
+		out[i] = a
+	}
+	return out
+}
+
+func envNames(env []string) []string {
+	var names []string
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	return names
+}

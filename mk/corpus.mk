@@ -1,0 +1,27 @@
+# Golden corpus: record the real CLIs against scripted mock model servers
+# (see corpus/README.md). Recording needs npm (for cli-install) and a private
+# network namespace (unshare -n, as root or with user namespaces).
+RECORD_CACHE ?= .cache/npm
+# RECORD_RUN selects cases by regexp on <provider>/<cli>@<version>/<case>.
+RECORD_RUN ?=
+RECORD_CMD = $(GO) run ./cmd/agentwire-record -cache $(RECORD_CACHE) $(if $(RECORD_RUN),-run '$(RECORD_RUN)')
+
+.PHONY: cli-install record corpus-verify corpus-check
+
+# Install the pinned CLI versions from npm into $(RECORD_CACHE).
+cli-install:
+	$(GO) run ./cmd/agentwire-record -cache $(RECORD_CACHE) -install
+
+# Re-record the whole corpus (or the RECORD_RUN subset) into corpus/.
+record: cli-install
+	$(RECORD_CMD)
+
+# Re-record into a temporary directory and diff against the committed
+# corpus after normalising ids, timestamps, durations and paths.
+corpus-verify: cli-install
+	$(RECORD_CMD) -verify
+
+# Exit 0 when recording can run here (CLIs installed, unshare works); else
+# print the reason and exit 3.
+corpus-check:
+	@$(GO) run ./cmd/agentwire-record -cache $(RECORD_CACHE) -check
