@@ -1,0 +1,135 @@
+package adaptertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/agentwire/agentwire/driver"
+)
+
+// ErrNoScriptedDecision is returned by RecordingSink.RequestDecision when
+// the script has no answer left.
+var ErrNoScriptedDecision = errors.New("adaptertest: no scripted decision left")
+
+// ErrSinkFailed is returned by a RecordingSink once FailAfter emissions have
+// been accepted, to exercise a driver's handling of sink errors.
+var ErrSinkFailed = errors.New("adaptertest: sink failure injected")
+
+// Emission records one sink call in order: Stream tells whether it was
+// EmitStream (an index into Payloads) or Emit (an index into Events).
+type Emission struct {
+	Stream bool
+	Index  int
+}
+
+// RecordingSink is a driver.DecisionCapableSink that records every call
+// verbatim, in emission order, without stamping sequences or times, so the
+// validators see exactly what the driver sent. It is safe for concurrent
+// use; read the fields after Run has returned.
+//
+// Decisions are answered from Answers in order; when Answers is exhausted,
+// Decide is consulted if set, else ErrNoScriptedDecision is returned. If
+// FailAfter is positive, every emission after the first FailAfter returns
+// ErrSinkFailed (and is not recorded).
+type RecordingSink struct {
+	mu sync.Mutex
+
+	Events    []driver.RunEvent
+	Payloads  []driver.StreamPayload
+	Order     []Emission
+	Decisions []driver.DecisionRequest
+
+	Answers   []driver.DecisionResponse
+	Decide    func(ctx context.Context, req driver.DecisionRequest) (driver.DecisionResponse, error)
+	FailAfter int
+}
+
+var _ driver.DecisionCapableSink = (*RecordingSink)(nil)
+
+func (s *RecordingSink) accept() bool {
+	return s.FailAfter <= 0 || len(s.Order) < s.FailAfter
+}
+
+// Emit records a RunEvent.
+func (s *RecordingSink) Emit(ev driver.RunEvent) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.accept() {
+		return ErrSinkFailed
+	}
+	if ev.Bytes != nil { // chunk buffers are often reused by readers
+		ev.Bytes = append([]byte(nil), ev.Bytes...)
+	}
+	s.Order = append(s.Order, Emission{Index: len(s.Events)})
+	s.Events = append(s.Events, ev)
+	return nil
+}
+
+// EmitStream records a StreamPayload.
+func (s *RecordingSink) EmitStream(p driver.StreamPayload) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.accept() {
+		return ErrSinkFailed
+	}
+	s.Order = append(s.Order, Emission{Stream: true, Index: len(s.Payloads)})
+	s.Payloads = append(s.Payloads, p)
+	return nil
+}
+
+// RequestDecision records the request and answers it from the script. It
+// honours ctx: a cancelled context returns ctx.Err().
+func (s *RecordingSink) RequestDecision(ctx context.Context, req driver.DecisionRequest) (driver.DecisionResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return driver.DecisionResponse{}, err
+	}
+	s.mu.Lock()
+	s.Decisions = append(s.Decisions, req)
+	if len(s.Answers) > 0 {
+		a := s.Answers[0]
+		s.Answers = s.Answers[1:]
+		s.mu.Unlock()
+		if a.RequestID == "" {
+			a.RequestID = req.RequestID
+		}
+		return a, nil
+	}
+	decide := s.Decide
+	s.mu.Unlock()
+	if decide != nil {
+		return decide(ctx, req)
+	}
+	return driver.DecisionResponse{}, fmt.Errorf("%w (request %d, kind %s)", ErrNoScriptedDecision, len(s.Decisions), req.Kind)
+}
+
+// Items returns the transcript items of the recorded item events, in order.
+func (s *RecordingSink) Items() []driver.TranscriptItem {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var items []driver.TranscriptItem
+	for _, ev := range s.Events {
+		if ev.Type == driver.RunEventItem && ev.Item != nil {
+			items = append(items, *ev.Item)
+		}
+	}
+	return items
+}
+
+// Check runs every validator over what the sink recorded and the run's
+// outcome: CheckStream when streaming (with capability), CheckRun (which
+// applies the TRN clauses to every item) and CheckResponse.
+func (s *RecordingSink) Check(streaming bool, capability driver.StreamCapability, resp driver.Response, runErr error, codec driver.SessionCodec) Violations {
+	s.mu.Lock()
+	events := append([]driver.RunEvent(nil), s.Events...)
+	payloads := append([]driver.StreamPayload(nil), s.Payloads...)
+	s.mu.Unlock()
+	var out Violations
+	if streaming {
+		out = append(out, CheckStream(capability, payloads)...)
+	}
+	out = append(out, CheckRun(events, resp)...)
+	out = append(out, CheckResponse(resp, runErr, codec)...)
+	return out
+}

@@ -1,0 +1,74 @@
+package adaptertest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Violation is one breach of the contract found by a validator.
+type Violation struct {
+	// Clause is the stable clause ID, such as "EVT-03" (see Clauses).
+	Clause string `json:"clause"`
+	// Index is the position of the offending value in the validator's
+	// input: a payload for CheckStream, an event for CheckRun (a transcript
+	// item for the TRN clauses of Response.Transcript). -1 when the breach
+	// belongs to the whole input, such as a missing terminal.
+	Index int `json:"index"`
+	// Message says what is wrong, naming ids and kinds; it never quotes
+	// provider text at length.
+	Message string `json:"message"`
+}
+
+// String renders a violation as "EVT-03 [#4]: message".
+func (v Violation) String() string {
+	if v.Index < 0 {
+		return v.Clause + ": " + v.Message
+	}
+	return fmt.Sprintf("%s [#%d]: %s", v.Clause, v.Index, v.Message)
+}
+
+// Violations is a list of violations with helpers for tests and tools.
+type Violations []Violation
+
+// Clauses returns the distinct clause IDs in order of first appearance.
+func (vs Violations) Clauses() []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, v := range vs {
+		if !seen[v.Clause] {
+			seen[v.Clause] = true
+			ids = append(ids, v.Clause)
+		}
+	}
+	return ids
+}
+
+// Has reports whether any violation has the clause id.
+func (vs Violations) Has(clause string) bool {
+	for _, v := range vs {
+		if v.Clause == clause {
+			return true
+		}
+	}
+	return false
+}
+
+// String renders one violation per line.
+func (vs Violations) String() string {
+	var b strings.Builder
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(v.String())
+	}
+	return b.String()
+}
+
+type collector struct {
+	out Violations
+}
+
+func (c *collector) add(clause string, index int, format string, args ...any) {
+	c.out = append(c.out, Violation{Clause: clause, Index: index, Message: fmt.Sprintf(format, args...)})
+}
