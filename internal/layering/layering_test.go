@@ -44,7 +44,9 @@ func ruleFor(rel string) (rule, bool) {
 	case rel == "driver":
 		return rule{stdOnlyDeps: true}, true
 	case top == "internal":
-		return rule{modulePkgs: []string{"internal/"}, thirdParty: []string{"*"}}, true
+		// internal helpers sit just above driver (internal/emit speaks its
+		// vocabulary) and below everything else.
+		return rule{modulePkgs: []string{"internal/", "driver"}, thirdParty: []string{"*"}}, true
 	case rel == "sse" || rel == "ndjson":
 		return rule{modulePkgs: []string{"internal/"}, thirdParty: []string{"github.com/segmentio/encoding"}, pure: true}, true
 	case top == "jsonrpc":

@@ -1,0 +1,468 @@
+// Package emit is the single emission path shared by the provider parsers.
+// It makes the driver contract structural rather than a matter of care in
+// each parser:
+//
+//   - every transcript item goes through Item, which appends it to the
+//     transcript and emits the RunEventItem in the same step, so the
+//     transcript mirror (RUN-04) holds by construction;
+//   - every stream payload goes through an Emitter method that keeps the
+//     lifecycle grammar of driver.StreamKind: run.started is emitted once and
+//     first (automatically if a parser emits anything earlier), a delta for
+//     a message that is not open opens it, an empty delta is not emitted, an
+//     id that was closed and is reused by the provider is given a fresh
+//     suffix ("id#2") instead of being reopened, capability-forbidden
+//     families are never emitted, and Finish closes every open lifecycle in
+//     opening order before the single terminal payload. Nothing is emitted
+//     after the terminal.
+//
+// So a hostile or merely surprising provider stream yields a stream that
+// passes adaptertest.CheckStream for the parser's capability; the provider's
+// exact bytes are kept by the framing layer, never here.
+//
+// An Emitter is not safe for concurrent use. A sink error is sticky: it is
+// returned by the failing call and every later call, and nothing more is
+// emitted.
+package emit
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/agentwire/agentwire/driver"
+)
+
+// ErrFinished is returned by calls made after Finish.
+var ErrFinished = errors.New("emit: run already finished")
+
+// Outcome is the observed outcome of the provider process, given to a
+// parser's Finish. The zero value is a clean exit with code 0.
+type Outcome struct {
+	// ExitCode is the process exit status (0 when it exited cleanly).
+	ExitCode int `json:"exit_code,omitempty"`
+	// Signal names the signal that ended the process ("SIGINT"), if any.
+	Signal string `json:"signal,omitempty"`
+	// TimedOut: the run hit its time limit.
+	TimedOut bool `json:"timed_out,omitempty"`
+	// Cancelled: the run's context was cancelled or the turn interrupted
+	// at the host's request.
+	Cancelled bool `json:"cancelled,omitempty"`
+	// Err is an infrastructure error (a read error, a failed wait). It makes
+	// any checkpoint invalid.
+	Err error `json:"-"`
+}
+
+// Clean reports whether the outcome allows a valid checkpoint: exit code 0,
+// no signal, timeout, cancellation or error.
+func (o Outcome) Clean() bool {
+	return o.ExitCode == 0 && o.Signal == "" && !o.TimedOut && !o.Cancelled && o.Err == nil
+}
+
+// Family is a lifecycle family with ids.
+type Family uint8
+
+// The lifecycle families.
+const (
+	Text Family = iota + 1
+	Reasoning
+	Tool
+)
+
+func (f Family) String() string {
+	switch f {
+	case Text:
+		return "text"
+	case Reasoning:
+		return "reasoning"
+	case Tool:
+		return "tool"
+	}
+	return "family(" + strconv.Itoa(int(f)) + ")"
+}
+
+type key struct {
+	fam       Family
+	scope, id string
+}
+
+type life struct {
+	key
+	emitID       string // the id used on the wire (id, or id#n after a reuse)
+	parentScope  string
+	parentTool   string
+	completeArgs bool
+	open         bool
+	resulted     bool
+	order        int
+}
+
+// Emitter emits transcript items and stream payloads for one run.
+type Emitter struct {
+	sink      driver.EventSink
+	streaming bool
+	cap       driver.StreamCapability
+
+	transcript []driver.TranscriptItem
+	err        error
+
+	started  bool
+	finished bool
+	// coords are copied onto run.started when it is emitted.
+	runID, threadID, turnID string
+
+	lives   map[key]*life // latest incarnation per provider id
+	reuses  map[key]int
+	opened  int
+	steps   []string // open step names, in order
+	emitted int
+}
+
+// New returns an Emitter writing to sink. Stream payloads are emitted only
+// when streaming is true (the transcript is always emitted); capability
+// decides which families may appear.
+func New(sink driver.EventSink, streaming bool, capability driver.StreamCapability) *Emitter {
+	return &Emitter{sink: sink, streaming: streaming, cap: capability, lives: map[key]*life{}, reuses: map[key]int{}}
+}
+
+// Err returns the sticky sink error, if any.
+func (e *Emitter) Err() error { return e.err }
+
+// Transcript returns the items emitted so far. The slice is owned by the
+// Emitter until Finish; callers copy it if they keep it longer.
+func (e *Emitter) Transcript() []driver.TranscriptItem { return e.transcript }
+
+// Started reports whether run.started has been emitted.
+func (e *Emitter) Started() bool { return e.started }
+
+// Finished reports whether the terminal has been emitted.
+func (e *Emitter) Finished() bool { return e.finished }
+
+// Payloads returns the number of stream payloads emitted.
+func (e *Emitter) Payloads() int { return e.emitted }
+
+// Item appends it to the transcript and emits it as a RunEventItem. Items
+// keep flowing after Finish only if a parser calls Item then; parsers emit
+// their final result item before Finish.
+func (e *Emitter) Item(it driver.TranscriptItem) error {
+	if e.err != nil {
+		return e.err
+	}
+	e.transcript = append(e.transcript, it)
+	item := it
+	if err := e.sink.Emit(driver.RunEvent{Type: driver.RunEventItem, Item: &item}); err != nil {
+		e.err = err
+	}
+	return e.err
+}
+
+// Event emits an operational (non-item) RunEvent.
+func (e *Emitter) Event(ev driver.RunEvent) error {
+	if e.err != nil {
+		return e.err
+	}
+	if err := e.sink.Emit(ev); err != nil {
+		e.err = err
+	}
+	return e.err
+}
+
+func (e *Emitter) send(p driver.StreamPayload) error {
+	if e.err != nil {
+		return e.err
+	}
+	if !e.streaming {
+		return nil
+	}
+	if err := e.sink.EmitStream(p); err != nil {
+		e.err = err
+		return err
+	}
+	e.emitted++
+	return nil
+}
+
+// Start emits run.started with the provider coordinates, if it has not been
+// emitted yet; later calls only fill coordinates that were empty, which
+// matter for nothing already sent. Every other method calls Start first.
+func (e *Emitter) Start(runID, threadID, turnID string) error {
+	if e.finished {
+		return ErrFinished
+	}
+	if e.started {
+		return e.err
+	}
+	e.started = true
+	e.runID, e.threadID, e.turnID = runID, threadID, turnID
+	return e.send(driver.StreamPayload{Kind: driver.StreamRunStarted, RunID: runID, ThreadID: threadID, TurnID: turnID})
+}
+
+func (e *Emitter) begin() error {
+	if e.finished {
+		return ErrFinished
+	}
+	if !e.started {
+		return e.Start("", "", "")
+	}
+	return e.err
+}
+
+func (e *Emitter) allowed(f Family) bool {
+	return f != Reasoning || e.cap.Reasoning
+}
+
+// Open opens a text, reasoning or tool lifecycle for the provider id in
+// scope and returns the id used on the wire. Opening an id that is open is
+// a no-op; opening one that was closed starts a new incarnation "id#n".
+// Opening a Tool this way is OpenTool with the name "unknown"; parsers that
+// know the tool's name use OpenTool.
+func (e *Emitter) Open(f Family, scope, id string) (string, error) {
+	if f == Tool {
+		return e.OpenTool(scope, id, "", nil, "", "")
+	}
+	return e.open(f, scope, id, driver.StreamPayload{})
+}
+
+func (e *Emitter) open(f Family, scope, id string, tmpl driver.StreamPayload) (string, error) {
+	if err := e.begin(); err != nil {
+		return "", err
+	}
+	k := key{f, scope, id}
+	if l := e.lives[k]; l != nil && l.open {
+		return l.emitID, nil
+	}
+	emitID := id
+	if _, seen := e.lives[k]; seen {
+		e.reuses[k]++
+		emitID = id + "#" + strconv.Itoa(e.reuses[k]+1)
+	}
+	e.opened++
+	l := &life{key: k, emitID: emitID, open: true, order: e.opened, parentScope: tmpl.ParentScopeID, parentTool: tmpl.ParentToolCallID, completeArgs: tmpl.Args != nil}
+	e.lives[k] = l
+	if !e.allowed(f) {
+		return emitID, nil
+	}
+	p := tmpl
+	p.ScopeID = scope
+	switch f {
+	case Text:
+		p.Kind, p.MessageID = driver.StreamTextStart, emitID
+	case Reasoning:
+		p.Kind, p.MessageID = driver.StreamReasoningStart, emitID
+	case Tool:
+		p.Kind, p.ToolCallID = driver.StreamToolCallStart, emitID
+	}
+	return emitID, e.send(p)
+}
+
+// OpenTool opens a tool call. name must be non-empty (a provider that omits
+// it is reported by the parser as "unknown"). args, when non-nil, is the
+// complete argument object; afterwards ToolArgs emits nothing for this call.
+// parentScope and parentTool place a nested call; empty means unknown.
+func (e *Emitter) OpenTool(scope, id, name string, args map[string]any, parentScope, parentTool string) (string, error) {
+	if name == "" {
+		name = "unknown"
+	}
+	if parentTool == id && parentScope == scope {
+		parentTool = "" // a call cannot be its own parent (EVT-14)
+	}
+	return e.open(Tool, scope, id, driver.StreamPayload{Name: name, Args: args, ParentScopeID: parentScope, ParentToolCallID: parentTool})
+}
+
+// Delta emits a text or reasoning delta, opening the lifecycle first when it
+// is not open. An empty delta emits nothing.
+func (e *Emitter) Delta(f Family, scope, id, delta string) error {
+	if delta == "" {
+		return e.begin()
+	}
+	emitID, err := e.Open(f, scope, id)
+	if err != nil || !e.allowed(f) {
+		return err
+	}
+	kind := driver.StreamTextContent
+	if f == Reasoning {
+		kind = driver.StreamReasoningContent
+	}
+	return e.send(driver.StreamPayload{Kind: kind, ScopeID: scope, MessageID: emitID, Delta: delta})
+}
+
+// ToolArgs emits a tool-argument delta for an open tool call. It emits
+// nothing when the capability has no ToolCallArgs, when the call was opened
+// with complete args, when the call is not open, or when delta is empty.
+func (e *Emitter) ToolArgs(scope, id, delta string) error {
+	if err := e.begin(); err != nil {
+		return err
+	}
+	l := e.lives[key{Tool, scope, id}]
+	if delta == "" || !e.cap.ToolCallArgs || l == nil || !l.open || l.completeArgs {
+		return nil
+	}
+	return e.send(driver.StreamPayload{Kind: driver.StreamToolCallArgs, ScopeID: scope, ToolCallID: l.emitID, Delta: delta, ParentScopeID: l.parentScope, ParentToolCallID: l.parentTool})
+}
+
+// Close closes an open text, reasoning or tool lifecycle; result is the
+// tool's result (ignored for other families). Closing what is not open is a
+// no-op.
+func (e *Emitter) Close(f Family, scope, id string, result map[string]any) error {
+	if err := e.begin(); err != nil {
+		return err
+	}
+	l := e.lives[key{f, scope, id}]
+	if l == nil || !l.open {
+		return nil
+	}
+	return e.close(l, result)
+}
+
+func (e *Emitter) close(l *life, result map[string]any) error {
+	l.open = false
+	if !e.allowed(l.fam) {
+		return nil
+	}
+	p := driver.StreamPayload{ScopeID: l.scope}
+	switch l.fam {
+	case Text:
+		p.Kind, p.MessageID = driver.StreamTextEnd, l.emitID
+	case Reasoning:
+		p.Kind, p.MessageID = driver.StreamReasoningEnd, l.emitID
+	case Tool:
+		p.Kind, p.ToolCallID, p.Result = driver.StreamToolCallEnd, l.emitID, result
+		p.ParentScopeID, p.ParentToolCallID = l.parentScope, l.parentTool
+	}
+	return e.send(p)
+}
+
+// IsOpen reports whether the provider id's lifecycle is open.
+func (e *Emitter) IsOpen(f Family, scope, id string) bool {
+	l := e.lives[key{f, scope, id}]
+	return l != nil && l.open
+}
+
+// ToolResult emits a standalone tool_call.result for a call that was
+// started (open or closed). It emits nothing for an unknown call or a call
+// that already has a result; it returns whether it emitted.
+func (e *Emitter) ToolResult(scope, id string, result map[string]any) (bool, error) {
+	if err := e.begin(); err != nil {
+		return false, err
+	}
+	l := e.lives[key{Tool, scope, id}]
+	if l == nil || l.resulted {
+		return false, nil
+	}
+	l.resulted = true
+	return true, e.send(driver.StreamPayload{Kind: driver.StreamToolCallResult, ScopeID: scope, ToolCallID: l.emitID, Result: result, ParentScopeID: l.parentScope, ParentToolCallID: l.parentTool})
+}
+
+// StepStarted opens a provider step (steps of one name may nest).
+func (e *Emitter) StepStarted(name string) error {
+	if err := e.begin(); err != nil || name == "" {
+		return err
+	}
+	e.steps = append(e.steps, name)
+	return e.send(driver.StreamPayload{Kind: driver.StreamStepStarted, Name: name})
+}
+
+// StepFinished closes the most recent open step of that name; it is a no-op
+// when none is open.
+func (e *Emitter) StepFinished(name string) error {
+	if err := e.begin(); err != nil {
+		return err
+	}
+	for i := len(e.steps) - 1; i >= 0; i-- {
+		if e.steps[i] == name {
+			e.steps = append(e.steps[:i], e.steps[i+1:]...)
+			return e.send(driver.StreamPayload{Kind: driver.StreamStepFinished, Name: name})
+		}
+	}
+	return nil
+}
+
+// HITLRequested emits a hitl.requested audit payload when the capability
+// has HITL.
+func (e *Emitter) HITLRequested(req driver.HITLRequestedPayload) error {
+	if err := e.begin(); err != nil || !e.cap.HITL {
+		return err
+	}
+	return e.send(driver.StreamPayload{Kind: driver.StreamHITLRequested, HITLRequested: &req})
+}
+
+// HITLResolved emits a hitl.resolved audit payload when the capability has
+// HITL.
+func (e *Emitter) HITLResolved(res driver.HITLResolvedPayload) error {
+	if err := e.begin(); err != nil || !e.cap.HITL {
+		return err
+	}
+	return e.send(driver.StreamPayload{Kind: driver.StreamHITLResolved, HITLResolved: &res})
+}
+
+// Dropped reports provider-side loss of n events.
+func (e *Emitter) Dropped(n int, raw map[string]any) error {
+	if err := e.begin(); err != nil {
+		return err
+	}
+	r := map[string]any{"dropped_count": n}
+	for k, v := range raw {
+		if k != "dropped_count" {
+			r[k] = v
+		}
+	}
+	return e.send(driver.StreamPayload{Kind: driver.StreamDropped, Raw: r})
+}
+
+// Custom emits a provider event that has no canonical kind, as the custom
+// kind provider/event with its fields in raw. An empty provider or event is
+// replaced by "unknown" so the kind stays well-formed.
+func (e *Emitter) Custom(provider, event string, p driver.StreamPayload) error {
+	if err := e.begin(); err != nil {
+		return err
+	}
+	if provider == "" {
+		provider = "unknown"
+	}
+	if event == "" {
+		event = "unknown"
+	}
+	p.Kind = driver.CustomKind(provider, event)
+	// Envelope fields belong to the host or to canonical kinds.
+	p.Sequence, p.Seq, p.Role, p.Timestamp = 0, 0, driver.RoleAssistant, time.Time{}
+	p.HITLRequested, p.HITLResolved = nil, nil
+	return e.send(p)
+}
+
+// Finish closes every open lifecycle (in opening order, then open steps,
+// innermost first) and emits the terminal: run.finished with usage when
+// failure is nil, else run.error carrying failure (a failure without a
+// message gets "run failed"). It is emitted exactly once; later calls
+// return ErrFinished. If nothing was emitted yet, run.started comes first.
+func (e *Emitter) Finish(usage *driver.Usage, failure *driver.RunFailure) error {
+	if err := e.begin(); err != nil {
+		return err
+	}
+	var open []*life
+	for _, l := range e.lives {
+		if l.open {
+			open = append(open, l)
+		}
+	}
+	slices.SortFunc(open, func(a, b *life) int { return a.order - b.order })
+	for _, l := range open {
+		if err := e.close(l, nil); err != nil {
+			return err
+		}
+	}
+	for i := len(e.steps) - 1; i >= 0; i-- {
+		if err := e.send(driver.StreamPayload{Kind: driver.StreamStepFinished, Name: e.steps[i]}); err != nil {
+			return err
+		}
+	}
+	e.steps = nil
+	e.finished = true
+	if failure != nil {
+		f := *failure
+		if f.Message == "" {
+			f.Message = "run failed"
+		}
+		return e.send(driver.StreamPayload{Kind: driver.StreamRunError, Error: &f})
+	}
+	return e.send(driver.StreamPayload{Kind: driver.StreamRunFinished, Usage: usage})
+}
