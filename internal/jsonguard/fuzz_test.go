@@ -1,0 +1,98 @@
+package jsonguard
+
+import (
+	stdjson "encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/segmentio/encoding/json"
+)
+
+// stdMaxDepth is encoding/json's nesting limit.
+const stdMaxDepth = 10000
+
+// FuzzGuard is the differential target for the guard and the peek:
+//   - Check with encoding/json's limit accepts exactly what encoding/json
+//     accepts;
+//   - Check with a small limit differs from that only by ErrTooDeep, and
+//     CheckDepth never accepts what Check rejects as too deep;
+//   - Unmarshal (guard + segmentio) succeeds exactly when Check does, and
+//     then decodes the same value as encoding/json;
+//   - PeekString agrees with the decoded map.
+func FuzzGuard(f *testing.F) {
+	for _, s := range []string{
+		``, `{}`, `[]`, `"x"`, `1e400`, `{"type":"a","type":"b"}`, `{"t\u0079pe":"\ud800"}`,
+		"{\"type\":\"\xff\"}", `{"type":{"type":"x"}}`, `[[[[[[[[[[]]]]]]]]]]`, `{"a":[{"b":[{"c":[]}]}]}`,
+		`{"type":"x",}`, `{"type" "x"}`, `-01`, `tru`, `"\u12"`, "\"\t\"", strings.Repeat("[", 20),
+		`{"method":"item/started","params":{"method":"x"},"id":0}`,
+	} {
+		f.Add([]byte(s), uint8(4))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, depth uint8) {
+		maxDepth := 1 + int(depth)%16
+		full := Check(b, stdMaxDepth)
+		if (full == nil) != stdjson.Valid(b) {
+			t.Fatalf("Check = %v, encoding/json Valid = %v", full, stdjson.Valid(b))
+		}
+		small := Check(b, maxDepth)
+		if small != nil && !errors.Is(small, ErrTooDeep) && !reflect.DeepEqual(small, full) {
+			t.Fatalf("Check(%d) = %v, Check(max) = %v", maxDepth, small, full)
+		}
+		if small == nil && full != nil {
+			t.Fatalf("Check(%d) accepts what Check(max) rejects: %v", maxDepth, full)
+		}
+		if CheckDepth(b, maxDepth) == nil && errors.Is(small, ErrTooDeep) {
+			t.Fatalf("CheckDepth(%d) accepted input Check finds too deep: %v", maxDepth, small)
+		}
+		if errors.Is(small, ErrTooDeep) && CheckDepth(b, maxDepth) == nil {
+			t.Fatal("unreachable")
+		}
+
+		var got, want any
+		err := Unmarshal(b, &got, maxDepth)
+		stdErr := stdjson.Unmarshal(b, &want)
+		if small != nil {
+			if err == nil {
+				t.Fatalf("Unmarshal accepted what Check rejects: %v", small)
+			}
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Offset < 0 || se.Offset > len(b) {
+				t.Fatalf("Unmarshal = %#v, want a positioned *SyntaxError", err)
+			}
+			return
+		}
+		if (err == nil) != (stdErr == nil) {
+			t.Fatalf("Unmarshal = %v, encoding/json = %v", err, stdErr)
+		}
+		if err != nil {
+			// A valid value that does not fit: numbers beyond float64.
+			var te *json.UnmarshalTypeError
+			if !errors.As(err, &te) {
+				t.Fatalf("Unmarshal of valid JSON = %#v, want a type error", err)
+			}
+			return
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("segmentio %#v != encoding/json %#v", got, want)
+		}
+		m, isObj := want.(map[string]any)
+		for _, key := range []string{"type", "method"} {
+			s, isStr := m[key].(string)
+			v, ok := PeekString(b, key, nil)
+			if ok != (isObj && isStr) || string(v) != s {
+				t.Fatalf("PeekString(%q) = %q, %v; decode says %q, %v", key, v, ok, s, isObj && isStr)
+			}
+		}
+		// segmentio's own map decode agrees too.
+		var sm map[string]any
+		if json.Unmarshal(b, &sm) == nil {
+			s, isStr := sm["type"].(string)
+			v, ok := PeekString(b, "type", nil)
+			if ok != isStr || string(v) != s {
+				t.Fatalf("PeekString = %q, %v; segmentio says %q, %v", v, ok, s, isStr)
+			}
+		}
+	})
+}

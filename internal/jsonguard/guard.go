@@ -1,0 +1,509 @@
+// Package jsonguard protects JSON decoding of untrusted bytes and peeks at
+// top-level discriminators without decoding.
+//
+// # Why a guard
+//
+// github.com/segmentio/encoding/json has no nesting limit. Its parser
+// recurses once per array or object level, so a single line of a few MB of
+// '[' overflows the goroutine stack: a fatal runtime error that recover
+// cannot catch. Every decode of untrusted bytes must therefore pass
+// [CheckDepth] first; [Unmarshal] does that and then calls segmentio.
+//
+// # Functions
+//
+//   - [CheckDepth] is the fast pre-check: it proves that the nesting depth
+//     of b, as any JSON parser would see it, is at most maxDepth. It is
+//     conservative only in one direction: it never accepts input deeper
+//     than maxDepth. It does not validate syntax (segmentio does that).
+//   - [Check] is a complete, non-recursive validator of one JSON value
+//     (RFC 8259 grammar, encoding/json's acceptance rules) with the same
+//     depth limit. It reports the first error with its byte offset and an
+//     encoding/json style message. [Unmarshal] uses it on the error path
+//     only, so the happy path pays for no second scan.
+//   - [Unmarshal] is CheckDepth + segmentio Unmarshal, with syntax errors
+//     rewritten to a positioned [*SyntaxError].
+//   - [PeekString] returns a top-level string member of an object (the
+//     "type" or "method" discriminator) without decoding the value.
+//
+// None of these functions recurse, and CheckDepth, Check (up to
+// [StackDepth] levels) and PeekString (when the value has no escapes)
+// allocate nothing.
+//
+// # Depth
+//
+// The depth of a value is the number of arrays and objects that enclose the
+// innermost byte: "1" has depth 0, "[1]" depth 1, `{"a":[{}]}` depth 3.
+// [DefaultMaxDepth] (512) is far above anything a provider writes (Claude
+// and Codex events nest fewer than 20 levels) and far below the depth at
+// which segmentio overflows the default 1 GiB maximum stack (millions of
+// levels). segmentio uses a few hundred bytes of stack per level, so 512
+// levels cost well under 1 MiB of stack.
+package jsonguard
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+
+	"github.com/segmentio/encoding/json"
+)
+
+// DefaultMaxDepth is the nesting limit used when a maxDepth argument is
+// zero or negative.
+const DefaultMaxDepth = 512
+
+// StackDepth is the deepest nesting [Check] tracks without allocating.
+// A larger maxDepth still works; Check then allocates one bit per level.
+const StackDepth = 64 * 64
+
+// ErrTooDeep is wrapped by the [*SyntaxError] returned for input nested
+// deeper than the limit.
+var ErrTooDeep = errors.New("exceeded max depth")
+
+// SyntaxError describes the first problem found in a JSON value.
+//
+// Offset is the byte offset in the checked slice of the offending byte, or
+// len(b) when the input ends early. Msg reads like encoding/json's
+// messages, for example "invalid character 'x' after object key". Err is
+// [ErrTooDeep] for a depth violation and nil otherwise.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+	Err    error
+}
+
+func (e *SyntaxError) Error() string { return e.Msg }
+
+// Unwrap returns e.Err.
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// CheckDepth reports whether b nests deeper than maxDepth (zero or less
+// means [DefaultMaxDepth]). It returns nil when the depth is within the
+// limit, and a [*SyntaxError] wrapping [ErrTooDeep] otherwise, whose Offset
+// is the '[' or '{' that went past the limit.
+//
+// Strings are skipped with JSON's escape rules, so brackets inside strings
+// do not count. CheckDepth does not validate anything else: on invalid
+// JSON it still never accepts a prefix that a parser would see as deeper
+// than the limit, because up to the first syntax error its count is exact,
+// and a parser stops at that error.
+//
+// Cost: nothing for len(b) <= maxDepth; otherwise two vectorized byte
+// counts, and a single exact pass only when b holds more than maxDepth
+// opening brackets. It never allocates.
+func CheckDepth(b []byte, maxDepth int) error {
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	// The depth cannot exceed the number of opening brackets, which cannot
+	// exceed the length.
+	if len(b) <= maxDepth {
+		return nil
+	}
+	if bytes.Count(b, lbrack)+bytes.Count(b, lbrace) <= maxDepth {
+		return nil
+	}
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = skipString(b, i+1) - 1
+		case '[', '{':
+			depth++
+			if depth > maxDepth {
+				return tooDeep(i)
+			}
+		case ']', '}':
+			// A closer at depth 0 is a syntax error; a parser stops there.
+			// Clamping keeps the count an upper bound of what any parser
+			// that got past it could see.
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return nil
+}
+
+var (
+	lbrack = []byte{'['}
+	lbrace = []byte{'{'}
+)
+
+func tooDeep(i int) *SyntaxError {
+	return &SyntaxError{Offset: i, Msg: ErrTooDeep.Error(), Err: ErrTooDeep}
+}
+
+// skipString returns the index just past the closing quote of the string
+// whose contents start at b[i], or len(b)+1 if it is not terminated. A quote
+// preceded by an odd run of backslashes is escaped. Each backslash run is
+// examined once, so the cost is linear.
+func skipString(b []byte, i int) int {
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b) + 1
+		}
+		q := i + j
+		k := q
+		for k > i && b[k-1] == '\\' {
+			k--
+		}
+		if (q-k)%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
+	}
+}
+
+// Unmarshal decodes b into v with github.com/segmentio/encoding/json after
+// [CheckDepth] proved the depth is within maxDepth (zero or less means
+// [DefaultMaxDepth]). Errors:
+//   - input that is not exactly one JSON value (optionally surrounded by
+//     whitespace), or is too deep: a [*SyntaxError] with the offset of the
+//     first problem, as [Check] reports it;
+//   - a value that does not fit v: segmentio's error, for example
+//     *json.UnmarshalTypeError, unchanged.
+//
+// Decoding follows encoding/json: struct fields match keys
+// case-insensitively, the last duplicate key wins, invalid UTF-8 and lone
+// surrogates in strings become U+FFFD, strings and RawMessage are copied.
+func Unmarshal(b []byte, v any, maxDepth int) error {
+	if err := CheckDepth(b, maxDepth); err != nil {
+		if serr := Check(b, maxDepth); serr != nil {
+			return serr // the first error in input order
+		}
+		return err
+	}
+	err := json.Unmarshal(b, v)
+	if err != nil {
+		// Syntax errors take precedence over type errors, as in
+		// encoding/json, and get an exact position. This second pass runs
+		// only on failure.
+		if serr := Check(b, maxDepth); serr != nil {
+			return serr
+		}
+	}
+	return err
+}
+
+// Check reports whether b is exactly one JSON value, optionally surrounded
+// by whitespace, nested at most maxDepth deep (zero or less means
+// [DefaultMaxDepth]). It returns nil or the first problem as a
+// [*SyntaxError]. It accepts exactly what encoding/json's Valid accepts
+// when maxDepth is 10000 (encoding/json's own limit); like Valid, it does
+// not reject invalid UTF-8 inside strings (decoders replace it with
+// U+FFFD).
+//
+// Check is a loop over an explicit stack of one bit per level; it never
+// recurses and allocates only on error or when maxDepth > [StackDepth].
+func Check(b []byte, maxDepth int) error {
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	var small [StackDepth / 64]uint64
+	stack := small[:]
+	if maxDepth > StackDepth {
+		stack = make([]uint64, (maxDepth+63)/64)
+	}
+	const (
+		stValue     = iota // expecting a value
+		stAfter            // after a complete value
+		stKey              // expecting an object key
+		stAfterOpen        // after '[' or '{': a closer or the first element
+	)
+	depth := 0
+	st := stValue
+	i := skipWS(b, 0)
+	for {
+		switch st {
+		case stValue:
+			if i >= len(b) {
+				return unexpectedEnd(len(b))
+			}
+			switch c := b[i]; {
+			case c == '{' || c == '[':
+				depth++
+				if depth > maxDepth {
+					return tooDeep(i)
+				}
+				w, bit := uint(depth-1)/64, uint64(1)<<(uint(depth-1)%64)
+				if c == '{' {
+					stack[w] |= bit
+				} else {
+					stack[w] &^= bit
+				}
+				i = skipWS(b, i+1)
+				st = stAfterOpen
+				continue
+			case c == '"':
+				j, err := scanString(b, i)
+				if err != nil {
+					return err
+				}
+				i = j
+			case c == '-' || ('0' <= c && c <= '9'):
+				j, err := scanNumber(b, i)
+				if err != nil {
+					return err
+				}
+				i = j
+			case c == 't':
+				j, err := scanLiteral(b, i, "true")
+				if err != nil {
+					return err
+				}
+				i = j
+			case c == 'f':
+				j, err := scanLiteral(b, i, "false")
+				if err != nil {
+					return err
+				}
+				i = j
+			case c == 'n':
+				j, err := scanLiteral(b, i, "null")
+				if err != nil {
+					return err
+				}
+				i = j
+			default:
+				return invalidChar(b, i, "looking for beginning of value")
+			}
+			st = stAfter
+		case stAfterOpen:
+			if i >= len(b) {
+				return unexpectedEnd(len(b))
+			}
+			if isObject(stack, depth) {
+				if b[i] == '}' {
+					depth--
+					i++
+					st = stAfter
+				} else {
+					st = stKey
+				}
+			} else {
+				if b[i] == ']' {
+					depth--
+					i++
+					st = stAfter
+				} else {
+					st = stValue
+				}
+			}
+		case stKey:
+			if i >= len(b) {
+				return unexpectedEnd(len(b))
+			}
+			if b[i] != '"' {
+				return invalidChar(b, i, "looking for beginning of object key string")
+			}
+			j, err := scanString(b, i)
+			if err != nil {
+				return err
+			}
+			i = skipWS(b, j)
+			if i >= len(b) {
+				return unexpectedEnd(len(b))
+			}
+			if b[i] != ':' {
+				return invalidChar(b, i, "after object key")
+			}
+			i = skipWS(b, i+1)
+			st = stValue
+		case stAfter:
+			i = skipWS(b, i)
+			if depth == 0 {
+				if i < len(b) {
+					return invalidChar(b, i, "after top-level value")
+				}
+				return nil
+			}
+			if i >= len(b) {
+				return unexpectedEnd(len(b))
+			}
+			c := b[i]
+			if isObject(stack, depth) {
+				switch c {
+				case ',':
+					i = skipWS(b, i+1)
+					st = stKey
+				case '}':
+					depth--
+					i++
+				default:
+					return invalidChar(b, i, "after object key:value pair")
+				}
+			} else {
+				switch c {
+				case ',':
+					i = skipWS(b, i+1)
+					st = stValue
+				case ']':
+					depth--
+					i++
+				default:
+					return invalidChar(b, i, "after array element")
+				}
+			}
+		}
+	}
+}
+
+func isObject(stack []uint64, depth int) bool {
+	d := uint(depth - 1)
+	return stack[d/64]&(1<<(d%64)) != 0
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// strSpecial marks the bytes a string scan must stop at: the quote, the
+// backslash and the control characters.
+var strSpecial = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'] = true
+	t['\\'] = true
+	return t
+}()
+
+// scanString validates the string starting at the quote b[i] and returns
+// the index just past its closing quote.
+func scanString(b []byte, i int) (int, error) {
+	i++
+	for {
+		for i < len(b) && !strSpecial[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return 0, unexpectedEnd(len(b))
+		}
+		switch c := b[i]; c {
+		case '"':
+			return i + 1, nil
+		case '\\':
+			i++
+			if i >= len(b) {
+				return 0, unexpectedEnd(len(b))
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				i++
+				for k := 0; k < 4; k++ {
+					if i >= len(b) {
+						return 0, unexpectedEnd(len(b))
+					}
+					if !isHex(b[i]) {
+						return 0, invalidChar(b, i, `in \u hexadecimal character escape`)
+					}
+					i++
+				}
+			default:
+				return 0, invalidChar(b, i, "in string escape code")
+			}
+		default: // control character
+			return 0, invalidChar(b, i, "in string literal")
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// scanNumber validates the number starting at b[i] ('-' or a digit) and
+// returns the index just past it.
+func scanNumber(b []byte, i int) (int, error) {
+	if b[i] == '-' {
+		i++
+		if i >= len(b) {
+			return 0, unexpectedEnd(len(b))
+		}
+		if !isDigit(b[i]) {
+			return 0, invalidChar(b, i, "in numeric literal")
+		}
+	}
+	if b[i] == '0' {
+		i++
+	} else {
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) {
+			return 0, unexpectedEnd(len(b))
+		}
+		if !isDigit(b[i]) {
+			return 0, invalidChar(b, i, "after decimal point in numeric literal")
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) {
+			return 0, unexpectedEnd(len(b))
+		}
+		if !isDigit(b[i]) {
+			return 0, invalidChar(b, i, "in exponent of numeric literal")
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	return i, nil
+}
+
+func scanLiteral(b []byte, i int, lit string) (int, error) {
+	for k := 1; k < len(lit); k++ {
+		if i+k >= len(b) {
+			return 0, unexpectedEnd(len(b))
+		}
+		if b[i+k] != lit[k] {
+			return 0, invalidChar(b, i+k, "in literal "+lit+" (expecting "+quoteChar(lit[k])+")")
+		}
+	}
+	return i + len(lit), nil
+}
+
+func unexpectedEnd(n int) *SyntaxError {
+	return &SyntaxError{Offset: n, Msg: "unexpected end of JSON input"}
+}
+
+func invalidChar(b []byte, i int, context string) *SyntaxError {
+	return &SyntaxError{Offset: i, Msg: "invalid character " + quoteChar(b[i]) + " " + context}
+}
+
+// quoteChar formats c like encoding/json does: a byte >= 0x80 is shown as
+// the rune of the same value, so a stray BOM byte reads 'ï'.
+func quoteChar(c byte) string {
+	if c == '\'' {
+		return `'\''`
+	}
+	if c == '"' {
+		return `'"'`
+	}
+	s := strconv.Quote(string(rune(c)))
+	return "'" + s[1:len(s)-1] + "'"
+}

@@ -1,0 +1,205 @@
+package jsonguard
+
+import (
+	stdjson "encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/segmentio/encoding/json"
+)
+
+var checkTests = []struct {
+	name string
+	in   string
+	err  string // "" = valid
+	off  int
+}{
+	{"null", "null", "", 0},
+	{"spaces around", " \t\r\n{} \n", "", 0},
+	{"nested", `{"a":[1,{"b":[true,false,null]}],"c":"d"}`, "", 0},
+	{"numbers", `[0,-0,1.5,-2e10,3E+2,4e-3,123456789012345678901234567890]`, "", 0},
+	{"escapes", `"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"`, "", 0},
+	{"invalid UTF-8 accepted like encoding/json", "\"\xff\xfe\"", "", 0},
+	{"brackets in strings", `["[[[{{{", "\"]]"]`, "", 0},
+	{"empty", "", "unexpected end of JSON input", 0},
+	{"blank", "  ", "unexpected end of JSON input", 2},
+	{"bad start", "x", "invalid character 'x' looking for beginning of value", 0},
+	{"BOM", "\xEF\xBB\xBF{}", "invalid character 'ï' looking for beginning of value", 0},
+	{"after key", `{"a" 1}`, "invalid character '1' after object key", 5},
+	{"after pair", `{"a":1 "b":2}`, "invalid character '\"' after object key:value pair", 7},
+	{"after element", `[1 2]`, "invalid character '2' after array element", 3},
+	{"key not string", `{1:2}`, "invalid character '1' looking for beginning of object key string", 1},
+	{"trailing comma object", `{"a":1,}`, "invalid character '}' looking for beginning of object key string", 7},
+	{"trailing comma array", `[1,]`, "invalid character ']' looking for beginning of value", 3},
+	{"two values", `{} {}`, "invalid character '{' after top-level value", 3},
+	{"unterminated string", `"abc`, "unexpected end of JSON input", 4},
+	{"control char", "\"a\tb\"", `invalid character '\t' in string literal`, 2},
+	{"bad escape", `"\x"`, "invalid character 'x' in string escape code", 2},
+	{"bad unicode escape", `"\u12g4"`, `invalid character 'g' in \u hexadecimal character escape`, 5},
+	{"leading zero", `01`, "invalid character '1' after top-level value", 1},
+	{"minus alone", `-`, "unexpected end of JSON input", 1},
+	{"minus letter", `-a`, "invalid character 'a' in numeric literal", 1},
+	{"dot", `1.`, "unexpected end of JSON input", 2},
+	{"dot letter", `1.x`, "invalid character 'x' after decimal point in numeric literal", 2},
+	{"exponent", `1e+`, "unexpected end of JSON input", 3},
+	{"exponent letter", `1ex`, "invalid character 'x' in exponent of numeric literal", 2},
+	{"literal", `tru`, "unexpected end of JSON input", 3},
+	{"literal typo", `nul1`, "invalid character '1' in literal null (expecting 'l')", 3},
+	{"unclosed array", `[1`, "unexpected end of JSON input", 2},
+	{"mismatched", `[1}`, "invalid character '}' after array element", 2},
+	{"depth ok", strings.Repeat("[", 8) + strings.Repeat("]", 8), "", 0},
+	{"too deep", strings.Repeat("[", 9) + strings.Repeat("]", 9), "exceeded max depth", 8},
+	{"too deep objects", strings.Repeat(`{"a":`, 9) + "1" + strings.Repeat("}", 9), "exceeded max depth", 40},
+}
+
+func TestCheck(t *testing.T) {
+	for _, tc := range checkTests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Check([]byte(tc.in), 8)
+			if tc.err == "" {
+				if err != nil {
+					t.Fatalf("Check(%q) = %v, want nil", tc.in, err)
+				}
+			} else {
+				var se *SyntaxError
+				if !errors.As(err, &se) {
+					t.Fatalf("Check(%q) = %v, want *SyntaxError", tc.in, err)
+				}
+				if se.Msg != tc.err || se.Offset != tc.off {
+					t.Fatalf("Check(%q) = %q at %d, want %q at %d", tc.in, se.Msg, se.Offset, tc.err, tc.off)
+				}
+				if errors.Is(err, ErrTooDeep) != strings.Contains(tc.err, "depth") {
+					t.Fatalf("errors.Is(ErrTooDeep) wrong for %v", err)
+				}
+			}
+			// The message matches encoding/json's, depth aside.
+			if !strings.Contains(tc.name, "deep") && !strings.Contains(tc.name, "depth") {
+				var v any
+				stdErr := stdjson.Unmarshal([]byte(tc.in), &v)
+				if (stdErr == nil) != (err == nil) {
+					t.Fatalf("encoding/json disagrees: %v vs %v", stdErr, err)
+				}
+				if err != nil {
+					var ste *stdjson.SyntaxError
+					// encoding/json reports an early end inside a number or
+					// literal as "invalid character ' '"; we say what happened.
+					if errors.As(stdErr, &ste) && ste.Error() != err.Error() && err.Error() != "unexpected end of JSON input" {
+						t.Errorf("message %q, encoding/json says %q", err, ste)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestCheckDepth(t *testing.T) {
+	for _, tc := range []struct {
+		in  string
+		max int
+		ok  bool
+		off int
+	}{
+		{"[[[]]]", 3, true, 0},
+		{"[[[[]]]]", 3, false, 3},
+		{`[["[[[[[[[["]]`, 2, true, 0},
+		{`[["\"[[[[[[[["]]`, 2, true, 0},
+		{`[["\\"[[[]]]]]`, 2, false, 6},
+		{`{"a":{"b":{"c":{}}}}`, 3, false, 15},
+		{`]]]][[[`, 3, true, 0},
+		{`]]]][[[[`, 3, false, 7},
+		{`"unterminated [[[[[[[[`, 3, true, 0},
+		{strings.Repeat("[", 10), 10, true, 0},
+		{strings.Repeat("[", 11), 10, false, 10},
+		{strings.Repeat("[]", 100), 1, true, 0},
+	} {
+		err := CheckDepth([]byte(tc.in), tc.max)
+		if tc.ok != (err == nil) {
+			t.Errorf("CheckDepth(%q, %d) = %v, want ok=%v", tc.in, tc.max, err, tc.ok)
+			continue
+		}
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Offset != tc.off || !errors.Is(err, ErrTooDeep) {
+				t.Errorf("CheckDepth(%q, %d) = %#v, want ErrTooDeep at %d", tc.in, tc.max, err, tc.off)
+			}
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	deep := []byte(strings.Repeat("[", DefaultMaxDepth) + strings.Repeat("]", DefaultMaxDepth))
+	deeper := []byte("[" + string(deep) + "]")
+	if CheckDepth(deep, 0) != nil || Check(deep, 0) != nil || Unmarshal(deep, new(any), 0) != nil {
+		t.Error("DefaultMaxDepth levels rejected")
+	}
+	if CheckDepth(deeper, 0) == nil || Check(deeper, -1) == nil || Unmarshal(deeper, new(any), 0) == nil {
+		t.Error("DefaultMaxDepth+1 levels accepted")
+	}
+	// Beyond StackDepth, Check allocates its stack and still works.
+	huge := []byte(strings.Repeat("[", StackDepth+10) + strings.Repeat("]", StackDepth+10))
+	if err := Check(huge, StackDepth+10); err != nil {
+		t.Errorf("Check huge: %v", err)
+	}
+	if err := Check(huge, StackDepth+9); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("Check huge with limit-1: %v", err)
+	}
+}
+
+// TestDeepInputDoesNotCrash feeds 5 MB of '[' (segmentio alone dies with
+// a fatal stack overflow on this) through Unmarshal.
+func TestDeepInputDoesNotCrash(t *testing.T) {
+	b := []byte(strings.Repeat("[", 5<<20))
+	for _, v := range []any{new(any), new(json.RawMessage), new([]any), new(struct{ A []any })} {
+		err := Unmarshal(b, v, 0)
+		var se *SyntaxError
+		if !errors.As(err, &se) || !errors.Is(err, ErrTooDeep) || se.Offset != DefaultMaxDepth {
+			t.Fatalf("Unmarshal(5 MB of '[') = %v, want ErrTooDeep at %d", err, DefaultMaxDepth)
+		}
+	}
+	// Deep, but a syntax error comes first: the first error wins.
+	b[100] = 'x'
+	if err := Unmarshal(b, new(any), 0); err == nil || errors.Is(err, ErrTooDeep) || err.(*SyntaxError).Offset != 100 {
+		t.Fatalf("Unmarshal = %v, want the syntax error at 100", err)
+	}
+}
+
+func TestUnmarshal(t *testing.T) {
+	var v struct {
+		Type string `json:"type"`
+		N    int64  `json:"n"`
+	}
+	if err := Unmarshal([]byte(`{"type":"a","TYPE":"b","n":9007199254740993}`), &v, 0); err != nil || v.Type != "b" || v.N != 9007199254740993 {
+		t.Fatalf("Unmarshal = %+v, %v", v, err)
+	}
+	// A type error keeps segmentio's error.
+	err := Unmarshal([]byte(`{"n":"x"}`), &v, 0)
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		t.Fatalf("type error = %T %v, want *json.UnmarshalTypeError", err, err)
+	}
+	// A syntax error is positioned, even when the value has a type problem
+	// before it.
+	err = Unmarshal([]byte(`{"n":"x",}`), &v, 0)
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Offset != 9 {
+		t.Fatalf("syntax error = %v, want *SyntaxError at 9", err)
+	}
+	if se.Error() != "invalid character '}' looking for beginning of object key string" {
+		t.Fatalf("message %q", se.Error())
+	}
+}
+
+func TestZeroAllocs(t *testing.T) {
+	line := []byte(`{"type":"assistant","message":{"type":"message","content":[{"type":"text","text":"` + strings.Repeat("[{", 400) + `"}]},"session_id":"x"}`)
+	if n := testing.AllocsPerRun(100, func() {
+		if CheckDepth(line, 0) != nil || Check(line, 0) != nil {
+			t.Fatal("rejected")
+		}
+		if v, ok := PeekString(line, "type", nil); !ok || string(v) != "assistant" {
+			t.Fatal("peek")
+		}
+	}); n != 0 {
+		t.Fatalf("allocs = %v, want 0", n)
+	}
+}
