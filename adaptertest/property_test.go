@@ -163,7 +163,6 @@ func pick(t *rapid.T, ps []driver.StreamPayload, ok func(driver.StreamPayload) b
 	return idx[rapid.IntRange(0, len(idx)-1).Draw(t, "pick")], true
 }
 
-
 func insertBeforeTerminal(ps []driver.StreamPayload, add ...driver.StreamPayload) []driver.StreamPayload {
 	return slices.Insert(slices.Clone(ps), len(ps)-1, add...)
 }
