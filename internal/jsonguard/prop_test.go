@@ -43,7 +43,7 @@ func genValue(depth int) *rapid.Generator[string] {
 		case 2:
 			return genString.Draw(t, "str")
 		case 3, 4:
-			return genObject(depth - 1).Draw(t, "obj")
+			return genObject(depth-1).Draw(t, "obj")
 		default:
 			elems := rapid.SliceOfN(genValue(depth-1), 0, 3).Draw(t, "elems")
 			return "[" + genWS.Draw(t, "ws") + strings.Join(elems, ","+genWS.Draw(t, "ws")) + "]"
