@@ -23,9 +23,9 @@ type Options struct {
 	//
 	// A larger block is reported once as an *Error wrapping
 	// ErrEventTooLarge, positioned at the block's first byte; it is not
-	// dispatched, its bytes are released as they arrive (as KindSkipped
-	// spans when Spans is set), and decoding resumes after the next blank
-	// line. Memory therefore stays within about twice the limit plus one
+	// dispatched, its fields (id and retry included) have no effect, its
+	// bytes are released as they arrive (as KindSkipped spans when Spans is
+	// set), and decoding resumes after the next blank line. Memory therefore stays within about twice the limit plus one
 	// read, whatever the input.
 	MaxEventSize int
 

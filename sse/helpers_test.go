@@ -5,9 +5,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"testing"
 	"time"
 )
+
+// tb is the part of testing.TB that *rapid.T also has.
+type tb interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Errorf(format string, args ...any)
+}
 
 // got is one result of Next (or of a Decoder emit), with owned bytes.
 type got struct {
@@ -79,7 +85,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 // readAll decodes input with a Reader fed in reads of the given sizes (nil:
 // one read), poisoning every frame before the next call. It stops at io.EOF
 // or a fatal error.
-func readAll(t testing.TB, input []byte, opts Options, sizes []int) []got {
+func readAll(t tb, input []byte, opts Options, sizes []int) []got {
 	t.Helper()
 	r := NewReader(&chunkReader{data: input, sizes: sizes}, opts)
 	var out []got
@@ -101,7 +107,7 @@ func readAll(t testing.TB, input []byte, opts Options, sizes []int) []got {
 
 // decodeAll decodes input with a Decoder written in pieces of the given
 // sizes (nil: one Write), then Close.
-func decodeAll(t testing.TB, input []byte, opts Options, sizes []int) []got {
+func decodeAll(t tb, input []byte, opts Options, sizes []int) []got {
 	t.Helper()
 	var out []got
 	d := NewDecoder(opts, func(f Frame, err error) error {

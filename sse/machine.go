@@ -87,6 +87,8 @@ type machine struct {
 	dbuf         []byte // the joined data once ndata > 1
 	hasEvent     bool
 	ev0, ev1     int
+	hasID        bool
+	id0, id1     int // the last valid id value, applied when the block ends
 	retry        time.Duration
 	hasRetry     bool
 	comments     bool // the block has comment lines
@@ -161,6 +163,8 @@ func (m *machine) shift(n int) {
 	m.d1 -= n
 	m.ev0 -= n
 	m.ev1 -= n
+	m.id0 -= n
+	m.id1 -= n
 	m.lf.shift(n)
 	m.cr.shift(n)
 }
@@ -294,6 +298,7 @@ func (m *machine) dispatch(next int, incomplete bool) status {
 		m.consume(next)
 		return stError
 	}
+	m.applyStreamFields()
 	if m.ndata == 0 {
 		k := KindNoData
 		if !m.fields {
@@ -349,6 +354,9 @@ func (m *machine) setSpan(k Kind, next int, incomplete bool) {
 		Line:       m.blockLine,
 		Incomplete: incomplete,
 	}
+	if k == KindSkipped {
+		m.out.Retry, m.out.HasRetry = 0, false
+	}
 }
 
 // consume ends the current block at next.
@@ -358,7 +366,19 @@ func (m *machine) consume(next int) {
 	m.resetBlock()
 }
 
+// applyStreamFields applies the block's id and retry fields to the stream
+// state.
+func (m *machine) applyStreamFields() {
+	if m.hasID && string(m.buf[m.id0:m.id1]) != m.lastID {
+		m.lastID = string(m.buf[m.id0:m.id1])
+	}
+	if m.hasRetry {
+		m.streamRetry, m.hasStreamRetry = m.retry, true
+	}
+}
+
 func (m *machine) resetBlock() {
+	m.hasID = false
 	m.ndata = 0
 	m.dbuf = m.dbuf[:0]
 	m.hasEvent = false
@@ -469,15 +489,18 @@ func (m *machine) fieldLine(line []byte) {
 	case "id":
 		// WHATWG: if the value does not contain NUL, set the last event ID
 		// buffer. It is not reset by dispatch.
-		if bytes.IndexByte(value, 0) < 0 && string(value) != m.lastID {
-			m.lastID = string(value)
+		//
+		// The value is applied when the block ends, so that the fields of
+		// an oversized block have no effect whatever the read sizes.
+		m.work += int64(len(value))
+		if bytes.IndexByte(value, 0) < 0 {
+			m.hasID, m.id0, m.id1 = true, base+v, base+len(line)
 		}
 	case "retry":
 		// WHATWG: if the value consists of only ASCII digits, set the
 		// reconnection time (milliseconds); otherwise ignore the field.
 		if d, ok := parseRetry(value); ok {
 			m.retry, m.hasRetry = d, true
-			m.streamRetry, m.hasStreamRetry = d, true
 		}
 	}
 	// WHATWG: any other field is ignored.
