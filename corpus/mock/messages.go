@@ -30,9 +30,9 @@ func writeMessages(st *stream, seq int, model string) error {
 		var err error
 		switch it.Type {
 		case "text":
-			err = messagesBlock(st, i, o("type", "text", "text", ""), "text_delta", "text", it.Deltas)
+			err = messagesBlock(st, i, o("type", "text", "text", ""), "text_delta", "text", it.deltas())
 		case "reasoning":
-			err = messagesBlock(st, i, o("type", "thinking", "thinking", "", "signature", ""), "thinking_delta", "thinking", it.Deltas)
+			err = messagesBlock(st, i, o("type", "thinking", "thinking", "", "signature", ""), "thinking_delta", "thinking", it.deltas())
 			if err == nil {
 				// The signature arrives as its own delta just before the block stops.
 				err = st.event("content_block_delta", o("type", "content_block_delta", "index", i,

@@ -54,6 +54,9 @@ type Item struct {
 	// Parts are the reasoning summary parts (Responses only), each a list
 	// of deltas. When empty, Deltas is one part.
 	Parts [][]string `json:"parts,omitempty"`
+	// Repeat, when > 1, streams Deltas that many times over (for large
+	// answers without large scenario files).
+	Repeat int `json:"repeat,omitempty"`
 	// Name and Input describe a tool call. Input is the JSON arguments
 	// object; it is streamed in Chunks fragments (default 2).
 	Name   string          `json:"name,omitempty"`
@@ -104,6 +107,11 @@ func (r *Reply) Validate() error {
 			return fmt.Errorf("item %d: unknown type %q", i, it.Type)
 		}
 	}
+	for i, it := range r.Items {
+		if it.Repeat < 0 || it.Repeat > 100000 {
+			return fmt.Errorf("item %d: repeat %d out of range", i, it.Repeat)
+		}
+	}
 	if r.DisconnectAfter < 0 || r.DelayMS < 0 {
 		return fmt.Errorf("negative disconnect_after or delay_ms")
 	}
@@ -139,7 +147,19 @@ func (it *Item) parts() [][]string {
 	if len(it.Parts) > 0 {
 		return it.Parts
 	}
-	return [][]string{it.Deltas}
+	return [][]string{it.deltas()}
+}
+
+// deltas returns Deltas repeated Repeat times.
+func (it *Item) deltas() []string {
+	if it.Repeat <= 1 {
+		return it.Deltas
+	}
+	out := make([]string, 0, len(it.Deltas)*it.Repeat)
+	for range it.Repeat {
+		out = append(out, it.Deltas...)
+	}
+	return out
 }
 
 func join(ss []string) string {

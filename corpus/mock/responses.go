@@ -82,7 +82,7 @@ type evFunc func(typ string, kv ...any) error
 
 func responsesText(ev evFunc, seq, idx int, it *Item) (any, error) {
 	id := fmt.Sprintf("msg_mock_%04d_%d", seq, idx)
-	text := join(it.Deltas)
+	text := join(it.deltas())
 	if err := ev("response.output_item.added", "output_index", idx,
 		"item", o("id", id, "type", "message", "status", "in_progress", "content", []any{}, "role", "assistant")); err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func responsesText(ev evFunc, seq, idx int, it *Item) (any, error) {
 		"part", o("type", "output_text", "annotations", []any{}, "logprobs", []any{}, "text", "")); err != nil {
 		return nil, err
 	}
-	for _, d := range it.Deltas {
+	for _, d := range it.deltas() {
 		if err := ev("response.output_text.delta", "item_id", id, "output_index", idx, "content_index", 0,
 			"delta", d, "logprobs", []any{}); err != nil {
 			return nil, err

@@ -11,25 +11,23 @@ type inv struct {
 	drv  driver
 }
 
-// codexConfig points Codex at the mock through a custom model provider.
-// Retries are bounded so that error scenarios end quickly and the number of
-// model requests stays fixed.
-func codexConfig(url string) []string {
-	kv := []string{
-		`model_provider="mock"`,
-		`model_providers.mock.name="mock"`,
-		`model_providers.mock.base_url="` + url + `/v1"`,
-		`model_providers.mock.wire_api="responses"`,
-		`model_providers.mock.env_key="MOCK_API_KEY"`,
-		`model_providers.mock.request_max_retries=0`,
-		`model_providers.mock.stream_max_retries=1`,
-		`model_providers.mock.stream_idle_timeout_ms=60000`,
-	}
-	var out []string
-	for _, s := range kv {
-		out = append(out, "-c", s)
-	}
-	return out
+// codexConfig is the config.toml written into CODEX_HOME: it points Codex
+// at the mock through a custom model provider. Retries are bounded so that
+// error scenarios end quickly and the number of model requests stays fixed.
+// A config file rather than -c flags, because codex app-server 0.58 ignores
+// -c overrides for threads it starts.
+func codexConfig(url string) string {
+	return `model_provider = "mock"
+
+[model_providers.mock]
+name = "mock"
+base_url = "` + url + `/v1"
+wire_api = "responses"
+env_key = "MOCK_API_KEY"
+request_max_retries = 1
+stream_max_retries = 1
+stream_idle_timeout_ms = 60000
+`
 }
 
 // basePath is the PATH the CLIs get: node's directory and the system dirs.
@@ -56,8 +54,7 @@ func invocation(cli CLI, bin string, c Case, run Run, sid, scratch, url string) 
 	switch cli.Provider {
 	case "codex":
 		env = append(env, "CODEX_HOME="+filepath.Join(scratch, "config"), "MOCK_API_KEY=sk-mock-key")
-		argv := append([]string{bin, "exec", "--json", "--skip-git-repo-check"}, codexConfig(url)...)
-		argv = append(argv, args...)
+		argv := append([]string{bin, "exec", "--json", "--skip-git-repo-check"}, args...)
 		if run.Resume {
 			argv = append(argv, "resume", sid)
 		}
@@ -65,8 +62,7 @@ func invocation(cli CLI, bin string, c Case, run Run, sid, scratch, url string) 
 		return &inv{argv: argv, env: env, drv: &execDriver{}}, nil
 	case "appserver":
 		env = append(env, "CODEX_HOME="+filepath.Join(scratch, "config"), "MOCK_API_KEY=sk-mock-key")
-		argv := append([]string{bin, "app-server"}, codexConfig(url)...)
-		argv = append(argv, args...)
+		argv := append([]string{bin, "app-server"}, args...)
 		d := &appServerDriver{prompts: append([]string{run.Prompt}, run.Turns...),
 			decisions: run.Decisions, threadParams: run.ThreadParams}
 		if run.Resume {

@@ -42,7 +42,9 @@ type Options struct {
 	// Out is the corpus root the recordings are written under (corpus).
 	Out string
 	// Scratch is the root of the per-case scratch directories; default
-	// "scratch" beside Cache. Each case's directory is wiped first.
+	// DefaultScratch. Each case's directory is wiped first. It must not be
+	// inside a git work tree: the CLIs read the repository around their
+	// working directory (Claude Code 2.0 sends its git history to the model).
 	Scratch string
 	// CLIs are the CLI versions to record; default DefaultCLIs.
 	CLIs []CLI
@@ -53,6 +55,12 @@ type Options struct {
 	// Now stamps meta.json; default time.Now.
 	Now func() time.Time
 }
+
+// DefaultScratch is the default scratch root: a fixed path, so that the
+// paths the CLIs print are the same on every machine, outside any git work
+// tree and outside /tmp (Codex refuses to put helper binaries under a
+// temporary directory and says so on stderr).
+const DefaultScratch = "/var/tmp/agentwire-record"
 
 // A Result reports one recorded case.
 type Result struct {
@@ -73,7 +81,7 @@ func Record(ctx context.Context, opt Options) ([]Result, error) {
 		opt.CLIs = DefaultCLIs
 	}
 	if opt.Scratch == "" {
-		opt.Scratch = filepath.Join(filepath.Dir(filepath.Clean(opt.Cache)), "scratch")
+		opt.Scratch = DefaultScratch
 	}
 	for _, p := range []*string{&opt.Cache, &opt.Scratch, &opt.Out} {
 		abs, err := filepath.Abs(*p)
@@ -148,22 +156,28 @@ type Meta struct {
 	Argv []string `json:"argv"`
 	// Env lists the names of the environment variables set (nothing is
 	// inherited).
-	Env        []string `json:"env"`
-	Cwd        string   `json:"cwd"`
-	Stdin      bool     `json:"stdin"`
-	ExitCode   int      `json:"exit_code"`
-	Signal     string   `json:"signal,omitempty"`      // signal that ended the CLI
-	SentSignal string   `json:"sent_signal,omitempty"` // signal the recorder sent
-	Interrupt  bool     `json:"interrupt,omitempty"`   // protocol interrupt sent
-	TimedOut   bool     `json:"timed_out,omitempty"`
-	Killed     string   `json:"recorder_note,omitempty"`
-	SessionID  string   `json:"session_id,omitempty"`
+	Env []string `json:"env"`
+	// CodexConfig is the config.toml written into CODEX_HOME (Codex only).
+	CodexConfig string `json:"codex_config,omitempty"`
+	Cwd         string `json:"cwd"`
+	Stdin       bool   `json:"stdin"`
+	ExitCode    int    `json:"exit_code"`
+	Signal      string `json:"signal,omitempty"`      // signal that ended the CLI
+	SentSignal  string `json:"sent_signal,omitempty"` // signal the recorder sent
+	Interrupt   bool   `json:"interrupt,omitempty"`   // protocol interrupt sent
+	TimedOut    bool   `json:"timed_out,omitempty"`
+	Killed      string `json:"recorder_note,omitempty"`
+	SessionID   string `json:"session_id,omitempty"`
 	// Requests is the number of HTTP requests the mock saw during the run,
 	// ModelRequests those answered from the script.
-	Requests      int    `json:"requests"`
-	ModelRequests int    `json:"model_requests"`
-	Recorded      string `json:"recorded"` // RFC 3339 date
-	DurationMS    int64  `json:"duration_ms"`
+	Requests      int `json:"requests"`
+	ModelRequests int `json:"model_requests"`
+	// SideRequests are model requests outside the conversation (Claude
+	// Code's warmups, title and git-history prompts), answered with a
+	// fixed reply that consumes nothing from the script.
+	SideRequests int    `json:"side_requests,omitempty"`
+	Recorded     string `json:"recorded"` // RFC 3339 date
+	DurationMS   int64  `json:"duration_ms"`
 }
 
 // CaseMeta is the case-level meta.json of a multi-run case.
@@ -211,11 +225,12 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	var mu sync.Mutex
 	var cur chan int
 	srv, err := mock.New(mock.Options{API: api, Replies: c.Replies,
+		Side: sideRequest(api), SideReply: sideReply,
 		OnRequest: func(seq, reply int) {
 			mu.Lock()
 			ch := cur
 			mu.Unlock()
-			if ch != nil && reply != -2 {
+			if ch != nil && reply >= -1 {
 				select {
 				case ch <- seq:
 				default:
@@ -230,6 +245,12 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	}
 	defer srv.Close()
 
+	if api == mock.Responses {
+		cfg := filepath.Join(scratch, "config", "config.toml")
+		if err := os.WriteFile(cfg, []byte(codexConfig(srv.URL())), 0o644); err != nil {
+			return err
+		}
+	}
 	timeout := time.Duration(c.TimeoutSec) * time.Second
 	if timeout == 0 {
 		timeout = 90 * time.Second
@@ -253,6 +274,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 			return fmt.Errorf("run %d: %w", i+1, err)
 		}
 		reqs := srv.Requests()[before:]
+		dumpRequests(filepath.Join(scratch, fmt.Sprintf("requests-%d.jsonl", i+1)), reqs)
 		if s := inv.drv.session(); s != "" {
 			sid = s
 		}
@@ -264,12 +286,18 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 			Interrupt: res.Interrupted, TimedOut: res.TimedOut, Killed: res.Killed, SessionID: inv.drv.session(),
 			Requests: len(reqs), Recorded: opt.Now().UTC().Format(time.RFC3339), DurationMS: res.Duration.Milliseconds()}
 		for _, r := range reqs {
-			if r.Reply != -2 {
+			switch {
+			case r.Reply >= -1:
 				m.ModelRequests++
+			case r.Reply == -3:
+				m.SideRequests++
 			}
 		}
 		if len(c.Runs) > 1 {
 			m.Run = i + 1
+		}
+		if api == mock.Responses {
+			m.CodexConfig = strings.ReplaceAll(codexConfig(srv.URL()), srv.URL(), "<MOCK_URL>")
 		}
 		outs = append(outs, runOut{meta: m, res: res, requests: reqs})
 	}
@@ -281,7 +309,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	if c.ResumeProof != "" {
 		last := outs[len(outs)-1]
 		for _, r := range last.requests {
-			if r.Reply != -2 && strings.Contains(string(r.Body), c.ResumeProof) {
+			if r.Reply >= -1 && strings.Contains(string(r.Body), c.ResumeProof) {
 				proof = &ResumeProof{Marker: c.ResumeProof, SessionIDs: sids, Request: r.Seq}
 				break
 			}
@@ -367,4 +395,36 @@ func envNames(env []string) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// dumpRequests keeps the full request bodies in the scratch directory, for
+// debugging a scenario; errors are ignored (the scratch is disposable).
+func dumpRequests(path string, reqs []mock.Request) {
+	var b []byte
+	for _, r := range reqs {
+		line, err := json.Marshal(r)
+		if err != nil {
+			continue
+		}
+		b = append(append(b, line...), '\n')
+	}
+	_ = os.WriteFile(path, b, 0o644)
+}
+
+// sideReply answers side requests.
+var sideReply = mock.Reply{Items: []mock.Item{{Type: "text", Deltas: []string{"agentwire mock side reply"}}}}
+
+// sideRequest classifies Messages requests that are not part of the scripted
+// conversation: Claude Code's main-loop requests always declare tools, its
+// warmup, title and git-history requests declare none.
+func sideRequest(api mock.API) func([]byte) bool {
+	if api != mock.Messages {
+		return nil
+	}
+	return func(body []byte) bool {
+		var v struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		return json.Unmarshal(body, &v) == nil && len(v.Tools) == 0
+	}
 }
