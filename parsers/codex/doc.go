@@ -1,0 +1,145 @@
+// Package codex parses the JSONL stream `codex exec --json` writes to
+// stdout (`--experimental-json` is the same output) into the driver
+// contract, in one pass: transcript items, StreamPayloads when streaming,
+// the exact terminal event, usage, the failure and a checkpoint that is
+// valid only when it is safe.
+//
+// # Use
+//
+// Frame stdout with ndjson, call [Parser.Feed] for every frame and
+// [Parser.FeedError] for every framing error, then [Parser.Finish] with the
+// process outcome. [Parse] does all of that over a finished capture and
+// fills the raw streams. A Parser is a plain state machine: no goroutines,
+// not safe for concurrent use.
+//
+// # Capability
+//
+// [Capability] is fixed: Native (a formal event protocol), Reasoning
+// (reasoning summaries are items), not TokenLevel (an agent message
+// arrives whole, in item.completed), not ToolCallArgs (a tool item's first
+// event carries the complete call), not HITL (exec is non-interactive; a
+// command refused by the sandbox policy is a declined command_execution).
+//
+// # Mapping
+//
+// Built from the recordings in corpus/codex (codex 0.58.0 and 0.169.0
+// against the mock Responses server) and the public 0.46.0 captures in
+// testdata/public; the shapes of items no recording has yet (mcp_tool_call,
+// web_search, todo_list, collab_tool_call, plan) follow
+// codex-rs/exec/src/exec_events.rs. Ids are the item's "id" (item_N,
+// numbered per process). Custom kinds are "codex/<name>" with the whole
+// event (or item) in Raw.
+//
+//	wire event / item              StreamPayloads                              TranscriptItems
+//	thread.started {thread_id}     run.started ThreadID (codex/thread.started  init SessionID
+//	                               if a warning already started the run)
+//	turn.started                   step.started "turn"                         —
+//	item.* agent_message           text.start, text.content (whole text),     assistant Text (non-empty text)
+//	                               text.end, all on item.completed
+//	item.* reasoning               reasoning.start/content/end, likewise       thinking Text
+//	item.* command_execution       tool_call.start Name "command_execution"    tool_call Input {command};
+//	                               Args {command}; tool_call.end Result        tool_result Text=aggregated_output,
+//	                               {status, exit_code, output}                 Data {status, exit_code},
+//	                                                                           IsError on failed/declined or exit≠0
+//	item.* file_change             tool_call.start Args {changes[]{path,kind,  tool_call; tool_result Data
+//	                               diff?}}; end Result {status, changes}       {status, changes}, IsError on failed
+//	item.* mcp_tool_call           tool_call.start Args {server, tool,         tool_call; tool_result Text = the
+//	                               arguments}; end Result {status, result,     result's text blocks (or the error
+//	                               error}                                      message), IsError when error is set
+//	item.* web_search              tool_call.start Args {query, action};       tool_call; tool_result
+//	                               end Result {query, action}
+//	item.updated of an open tool   codex/item.updated                          —
+//	item.* todo_list               codex/todo_list on every event              system (completed only): "[x] step"
+//	                                                                           lines, Data {items}
+//	item.* error (a warning)       codex/error_item                            system Text=message (completed only)
+//	item.* other types             codex/<item type> (collab_tool_call, plan,  system "codex item <type>" (completed
+//	                               anything newer)                             only), Data {event}
+//	turn.completed {usage}         step.finished "turn"; run.finished Usage    result Subtype turn.completed, Usage
+//	                               at Finish                                   as reported, Data {usage: extra fields}
+//	turn.failed {error.message}    step.finished "turn"; run.error at Finish   result Subtype turn.failed, IsError,
+//	                                                                           Text and Errors = message
+//	error {message}                codex/error                                 system Text=message
+//	other event types              codex/<type> (item.plan.delta,              system "codex event <type>",
+//	                               request_user_input, anything newer)         Data {event}
+//	malformed line, framing error  codex/malformed {error, line, offset, text} stdout Text=line (or the error),
+//	                                                                           Metadata {malformed, line, offset}
+//	blank line                     —                                           —
+//
+// A tool item seen first as item.completed (file_change before 0.47) opens
+// and closes its call on that event. Lifecycles of different items
+// interleave freely; Finish closes whatever is still open (a cut-off
+// stream) before the one terminal payload. An item id used again after
+// its item.completed gets a new lifecycle "id#2" (and is malformed).
+//
+// # Which events end a run
+//
+// turn.completed is the success terminal and turn.failed the failure
+// terminal; one exec process runs one turn, so nothing may follow them. A
+// top-level error event is NOT a terminal: codex sends it for retry notices
+// ("Reconnecting... 1/5") on runs that then complete, and before
+// turn.failed on runs that fail; its message is kept for the Failure of a
+// run that ends without a terminal. An interrupted turn (SIGINT) writes no
+// terminal line at all: the outcome comes from the process.
+//
+// The terminal payload is emitted only by Finish, which knows the process
+// outcome: a turn.completed followed by a non-zero exit is a run.error.
+// Response.RawStreams.Terminal is the turn.completed or turn.failed line,
+// byte for byte.
+//
+// # Output, Summary, Usage
+//
+// Output is the text of the last completed agent_message (the CLI's own
+// --output-last-message), also on a failed run. Summary is always empty:
+// the protocol has no summary. Usage is what turn.completed reported:
+// input_tokens (including cached), cached_input_tokens, output_tokens.
+// Those are the thread's running totals (the app-server-backed exec
+// copies tokenUsage.total), so after `codex exec resume` they cover the
+// whole thread. The checkpoint stores them (the codex.usage.* Data keys);
+// given that state as Options.Resume, the parser reports this run's share
+// (the difference) and Metadata["usage_scope"] is "run"; when it cannot
+// (no stored totals, another thread, totals that went down) it reports the
+// totals and says "thread_total". Newer fields (cache_write_input_tokens,
+// reasoning_output_tokens, seen from 0.169) have no Usage field and stay in
+// the result item's Data. No figure is ever summed.
+//
+// # Checkpoint
+//
+// The checkpoint's ResumeID and DisplayID are the thread_id of the
+// top-level thread.started event: the only place codex names the thread.
+// It is Valid only when all of these hold: the process exited 0 with no
+// signal, timeout, cancellation or error; no Failure; no malformed line or
+// framing error; turn.completed was seen; when resuming, codex announced
+// the same thread; and [Codec] round-trips the state with a non-empty
+// guard. Otherwise it is returned with Valid false and the reason in
+// Metadata["checkpoint"]; without a thread.started there is none.
+//
+// Malformed means: a line that is not JSON, not an object with a string
+// "type", or does not fit its event's shape (wrong types, missing required
+// members: thread_id, item, item type, item id, usage, a message); a
+// second thread.started or turn.started; thread.started after other
+// events; items (other than error warnings) before thread.started; an item
+// that changes type or has events after its completion; a byte order
+// mark; any line after the terminal. Each is kept as a stdout item and
+// parsing goes on. Unknown event and item types are not malformed: codex
+// adds them over time. They are counted in Metadata["unknown"].
+//
+// # Surprising protocol facts
+//
+//   - stdout carries only JSONL; every human-readable line ("Reading
+//     additional input from stdin...", errors before the session starts)
+//     goes to stderr. So a non-JSON stdout line is malformed, never a
+//     banner to skip.
+//   - agent_message and reasoning items have no item.started: the text
+//     arrives complete, however many deltas the model streamed (the
+//     recordings stream seven).
+//   - Empty reasoning summaries are dropped by codex; an empty
+//     agent_message is possible and yields a lifecycle without content and
+//     no transcript item.
+//   - web_search items serialize two "id" members (the item id, then the
+//     provider's search id, through a flattened struct); JSON decoding keeps
+//     the last, so the provider id is the lifecycle id. Both events of one
+//     search carry the same pair, so the lifecycle stays paired.
+//   - An error item (a warning) may come before thread.started.
+//   - 0.169 adds cache_write_input_tokens and reasoning_output_tokens to
+//     usage; 0.58 and 0.46 do not.
+package codex

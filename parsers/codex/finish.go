@@ -1,0 +1,214 @@
+package codex
+
+import (
+	"maps"
+	"reflect"
+	"strconv"
+
+	"github.com/agentwire/agentwire/driver"
+)
+
+// The SessionState.Data keys the parser writes besides Options.SessionData:
+// the thread's running usage totals as turn.completed reported them, so
+// that a run resuming this checkpoint can report its own share.
+const (
+	KeyUsageInput       = "codex.usage.input_tokens"
+	KeyUsageCachedInput = "codex.usage.cached_input_tokens"
+	KeyUsageOutput      = "codex.usage.output_tokens"
+)
+
+// The Response.Metadata keys the parser sets.
+const (
+	MetaTransport  = "transport"      // always "codex-exec-jsonl"
+	MetaState      = "protocol_state" // start, thread, turn or done at Finish
+	MetaUsageScope = "usage_scope"    // "run" or "thread_total"
+	MetaMalformed  = "malformed"      // number of malformed lines and framing errors, when any
+	MetaProblem    = "first_problem"  // the first malformed line's reason, when any
+	MetaUnknown    = "unknown"        // number of unmapped events and items, when any
+	MetaCheckpoint = "checkpoint"     // why the checkpoint is not valid, when it is not
+)
+
+// Finish ends the run with the process outcome: it closes every open
+// lifecycle, emits the one terminal payload (run.finished, or run.error
+// with the Failure), and returns the Response.
+//
+// Failure, in this order of precedence: Outcome.Err (returned as the
+// error, the terminal is run.error), cancellation, timeout, turn.failed,
+// a signal, a non-zero exit code (even after turn.completed: the exit code
+// wins over the stream), and a stream that ended without turn.completed
+// (interrupted runs write no terminal line). The message includes the last
+// top-level error event's message when there was one.
+//
+// RawStreams holds only Terminal (the exact bytes of the turn.completed or
+// turn.failed line); the parser never sees the raw streams, and Parse
+// fills them in. Finish returns a non-nil error only for Outcome.Err or a
+// sink error, and may be called once.
+func (p *Parser) Finish(out Outcome) (driver.Response, error) {
+	if p.done {
+		return driver.Response{}, ErrFinished
+	}
+	p.done = true
+	failure := p.failure(out)
+	resp := driver.Response{
+		Output:   p.output,
+		ExitCode: out.ExitCode,
+		Signal:   out.Signal,
+		TimedOut: out.TimedOut,
+		Failure:  failure,
+		Provider: Provider,
+		Metadata: map[string]string{MetaTransport: "codex-exec-jsonl", MetaState: p.st.String()},
+	}
+	if p.terminal != nil {
+		resp.RawStreams = &driver.RawStreams{Terminal: p.terminal}
+	}
+	if p.malformed > 0 {
+		resp.Metadata[MetaMalformed] = strconv.Itoa(p.malformed)
+		resp.Metadata[MetaProblem] = p.firstProblem
+	}
+	if p.unknown > 0 {
+		resp.Metadata[MetaUnknown] = strconv.Itoa(p.unknown)
+	}
+	if p.usage != nil {
+		u, scope := p.runUsage()
+		resp.Usage = u
+		resp.Metadata[MetaUsageScope] = scope
+	}
+	resp.Checkpoint = p.checkpoint(out, failure, resp.Metadata)
+
+	termFailure := failure
+	if out.Err != nil {
+		termFailure = &driver.RunFailure{Code: driver.FailureAgentError, Message: "codex run failed: " + out.Err.Error()}
+	}
+	err := p.em.Finish(resp.Usage, termFailure)
+	resp.Transcript = append([]driver.TranscriptItem(nil), p.em.Transcript()...)
+	if out.Err != nil {
+		return resp, out.Err
+	}
+	return resp, err
+}
+
+// failure decides the run's Failure from the outcome and the stream.
+func (p *Parser) failure(out Outcome) *driver.RunFailure {
+	withLast := func(msg string) string {
+		if p.lastError != "" {
+			return msg + ": " + p.lastError
+		}
+		return msg
+	}
+	meta := func() map[string]any {
+		m := map[string]any{"exit_code": out.ExitCode}
+		if p.lastError != "" {
+			m["last_error"] = p.lastError
+		}
+		return m
+	}
+	switch {
+	case out.Cancelled:
+		return &driver.RunFailure{Code: driver.FailureCancelled, Message: "codex run cancelled", Metadata: meta()}
+	case out.TimedOut:
+		return &driver.RunFailure{Code: driver.FailureTimeout, Message: "codex run timed out", Metadata: meta()}
+	case p.turnFailed != "":
+		m := meta()
+		m["event"] = evTurnFailed
+		return &driver.RunFailure{Code: driver.FailureAgentError, Message: p.turnFailed, Metadata: m}
+	case out.Signal != "":
+		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("codex terminated by signal " + out.Signal), Metadata: meta()}
+	case out.ExitCode != 0:
+		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("codex exited with code " + strconv.Itoa(out.ExitCode)), Metadata: meta()}
+	case p.terminal == nil:
+		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("codex output ended without turn.completed"), Metadata: meta()}
+	}
+	return nil
+}
+
+// runUsage returns the usage to report and its scope. turn.completed
+// carries the thread's running totals (the app-server-backed exec copies
+// tokenUsage.total), so after a resume they include earlier runs. When
+// Options.Resume holds the totals the previous run stored for the same
+// thread, and none of them exceeds the new totals, the difference is this
+// run's share ("run"); otherwise the totals are reported as they are
+// ("thread_total"). A fresh thread's totals are the run's own ("run").
+func (p *Parser) runUsage() (*driver.Usage, string) {
+	u := *p.usage
+	r := p.opts.Resume
+	if r == nil {
+		return &u, "run"
+	}
+	if r.ResumeID != p.threadID {
+		return &u, "thread_total"
+	}
+	in, ok1 := atoi(r.Data[KeyUsageInput])
+	cached, ok2 := atoi(r.Data[KeyUsageCachedInput])
+	outp, ok3 := atoi(r.Data[KeyUsageOutput])
+	if !ok1 || !ok2 || !ok3 || in > u.InputTokens || cached > u.CachedInputTokens || outp > u.OutputTokens {
+		return &u, "thread_total"
+	}
+	return &driver.Usage{InputTokens: u.InputTokens - in, CachedInputTokens: u.CachedInputTokens - cached, OutputTokens: u.OutputTokens - outp}, "run"
+}
+
+func atoi(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 0
+}
+
+// checkpoint builds the checkpoint from the thread id of thread.started and
+// marks it Valid only under every condition of contract §9.
+func (p *Parser) checkpoint(out Outcome, failure *driver.RunFailure, meta map[string]string) *driver.Checkpoint {
+	if p.threadID == "" {
+		return nil
+	}
+	data := make(map[string]string, len(p.opts.SessionData)+3)
+	maps.Copy(data, p.opts.SessionData)
+	for _, k := range []string{KeyUsageInput, KeyUsageCachedInput, KeyUsageOutput} {
+		delete(data, k)
+	}
+	if p.usage != nil {
+		data[KeyUsageInput] = strconv.Itoa(p.usage.InputTokens)
+		data[KeyUsageCachedInput] = strconv.Itoa(p.usage.CachedInputTokens)
+		data[KeyUsageOutput] = strconv.Itoa(p.usage.OutputTokens)
+	}
+	if len(data) == 0 {
+		data = nil
+	}
+	st := &driver.SessionState{ResumeID: p.threadID, DisplayID: p.threadID, Data: data}
+	why := ""
+	switch {
+	case !out.Clean():
+		why = "process outcome is not clean"
+	case failure != nil:
+		why = "run failed"
+	case p.malformed > 0:
+		why = "malformed protocol"
+	case p.terminal == nil || p.terminal.Event != evTurnCompleted:
+		why = "no turn.completed"
+	case p.opts.Resume != nil && p.opts.Resume.ResumeID != "" && p.opts.Resume.ResumeID != p.threadID:
+		why = "resumed thread " + p.opts.Resume.ResumeID + " but codex started " + p.threadID
+	case !codecAccepts(st):
+		why = "session codec does not round-trip the state"
+	}
+	if why != "" {
+		meta[MetaCheckpoint] = why
+		return &driver.Checkpoint{State: st}
+	}
+	return &driver.Checkpoint{State: st, Valid: true}
+}
+
+// codecAccepts reports whether Codec round-trips st losslessly and guards
+// it with a non-empty, deterministic fingerprint.
+func codecAccepts(st *driver.SessionState) bool {
+	params := Codec.ToParams(st)
+	if params.ResumeID != st.ResumeID {
+		return false
+	}
+	for k, v := range st.Data {
+		if params.Values[k] != v {
+			return false
+		}
+	}
+	back := Codec.FromParams(params)
+	if back == nil || back.ResumeID != st.ResumeID || !reflect.DeepEqual(Codec.ToParams(back), params) {
+		return false
+	}
+	g := Codec.GuardFingerprint(params)
+	return g != "" && g == Codec.GuardFingerprint(params)
+}

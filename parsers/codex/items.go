@@ -1,0 +1,382 @@
+package codex
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/ndjson"
+)
+
+// phase is the item event: started, updated or completed.
+type phase uint8
+
+const (
+	phaseStarted phase = iota + 1
+	phaseUpdated
+	phaseCompleted
+)
+
+func (ph phase) event() string {
+	switch ph {
+	case phaseStarted:
+		return evItemStarted
+	case phaseUpdated:
+		return evItemUpdated
+	}
+	return evItemCompleted
+}
+
+func phaseOf(f ndjson.Frame) phase {
+	t, _ := f.Type()
+	switch string(t) {
+	case evItemStarted:
+		return phaseStarted
+	case evItemUpdated:
+		return phaseUpdated
+	}
+	return phaseCompleted
+}
+
+// knownItem reports whether the parser maps item type t itself.
+func knownItem(t string) bool {
+	switch t {
+	case itAgentMessage, itReasoning, itCommandExecution, itFileChange, itMCPToolCall, itWebSearch, itTodoList, itError:
+		return true
+	}
+	return false
+}
+
+// itemEvent handles item.started, item.updated and item.completed.
+func (p *Parser) itemEvent(f ndjson.Frame) error {
+	ph := phaseOf(f)
+	var ev wireItemEvent
+	if derr := f.Decode(&ev); derr != nil {
+		// A future item type may carry fields whose names the union
+		// struct gives another type: keep it as an unknown item rather
+		// than calling it malformed.
+		var probe struct {
+			Item *struct {
+				ID   *string `json:"id"`
+				Type *string `json:"type"`
+			} `json:"item"`
+		}
+		if jsonguard.Check(f.Data, 0) == nil && f.Decode(&probe) == nil && probe.Item != nil &&
+			probe.Item.Type != nil && !knownItem(*probe.Item.Type) {
+			return p.otherItem(f, ph, str(probe.Item.ID), *probe.Item.Type)
+		}
+		return p.malformedLine(f, "invalid "+ph.event()+" event: "+derr.Error())
+	}
+	it := ev.Item
+	if it == nil {
+		return p.malformedLine(f, ph.event()+" without an item")
+	}
+	typ := str(it.Type)
+	if typ == "" {
+		return p.malformedLine(f, ph.event()+" item without a type")
+	}
+	id := str(it.ID)
+	if id == "" {
+		// The lifecycle still needs an id: the line number is unique.
+		p.markMalformed(ph.event() + " item without an id")
+		id = "line-" + strconv.Itoa(f.Line)
+	}
+	if p.st == stateStart && typ != itError {
+		// Warnings (error items) may precede thread.started; nothing else.
+		p.markMalformed(ph.event() + " before thread.started")
+	}
+	if s := p.items[id]; s == nil {
+		p.items[id] = &itemState{typ: typ, completed: ph == phaseCompleted}
+	} else {
+		if s.typ != typ {
+			p.markMalformed("item " + id + " changed type from " + s.typ + " to " + typ)
+			s.typ = typ
+		}
+		if s.completed {
+			p.markMalformed(ph.event() + " for item " + id + " after its item.completed")
+		}
+		if ph == phaseCompleted {
+			s.completed = true
+		}
+	}
+	switch typ {
+	case itAgentMessage:
+		return p.message(f, emit.Text, driver.TranscriptAssistant, id, it, ph)
+	case itReasoning:
+		return p.message(f, emit.Reasoning, driver.TranscriptThinking, id, it, ph)
+	case itCommandExecution, itFileChange, itMCPToolCall, itWebSearch:
+		return p.tool(f, id, typ, it, ph)
+	case itTodoList:
+		return p.todoList(f, id, it, ph)
+	case itError:
+		return p.errorItem(f, id, it, ph)
+	}
+	return p.otherItem(f, ph, id, typ)
+}
+
+// message maps agent_message and reasoning items. codex emits them only
+// as item.completed with the whole text; a started or updated event (not
+// seen from any release) opens the lifecycle and the text still arrives
+// on completion, as one delta.
+func (p *Parser) message(f ndjson.Frame, fam emit.Family, kind driver.TranscriptKind, id string, it *wireItem, ph phase) error {
+	if ph != phaseCompleted {
+		_, err := p.em.Open(fam, "", id)
+		return err
+	}
+	if it.Text == nil {
+		p.markMalformed(string(kind) + " item " + id + " without text")
+	}
+	text := str(it.Text)
+	if fam == emit.Text {
+		p.output = text
+	}
+	if err := p.em.Delta(fam, "", id, text); err != nil {
+		return err
+	}
+	if _, err := p.em.Open(fam, "", id); err != nil { // an empty text still has a lifecycle
+		return err
+	}
+	if err := p.em.Close(fam, "", id, nil); err != nil {
+		return err
+	}
+	if text == "" {
+		return nil // no transcript item: assistant and thinking items need Text
+	}
+	return p.em.Item(driver.TranscriptItem{Kind: kind, Text: text, Metadata: map[string]string{"item_id": id}})
+}
+
+// toolArgs is the complete call of a tool item: what tool_call.start and
+// the tool_call transcript item carry.
+func toolArgs(typ string, it *wireItem) map[string]any {
+	switch typ {
+	case itCommandExecution:
+		return map[string]any{"command": str(it.Command)}
+	case itFileChange:
+		return map[string]any{"changes": changes(it.Changes)}
+	case itMCPToolCall:
+		m := map[string]any{"server": str(it.Server), "tool": str(it.Tool)}
+		if present(it.Arguments) {
+			m["arguments"] = anyOf(it.Arguments)
+		}
+		return m
+	case itWebSearch:
+		m := map[string]any{"query": str(it.Query)}
+		if present(it.Action) {
+			m["action"] = anyOf(it.Action)
+		}
+		return m
+	}
+	return nil
+}
+
+func changes(cs []wireChange) []any {
+	out := make([]any, 0, len(cs))
+	for _, c := range cs {
+		m := map[string]any{"path": c.Path, "kind": c.Kind}
+		if c.Diff != nil {
+			m["diff"] = *c.Diff
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// anyOf decodes a raw member already validated as part of its line.
+func anyOf(raw []byte) any {
+	var v any
+	if jsonguard.Unmarshal(raw, &v, 0) != nil {
+		return string(raw)
+	}
+	return v
+}
+
+// failedStatus lists the statuses that make a tool result an error.
+func failedStatus(s string) bool {
+	switch s {
+	case "failed", "declined", "error", "cancelled", "interrupted":
+		return true
+	}
+	return false
+}
+
+// toolResult is the result of a completed tool item: the StreamPayload
+// Result and the tool_result transcript item.
+func toolResult(id, typ string, it *wireItem) (map[string]any, driver.TranscriptItem) {
+	status := str(it.Status)
+	res := map[string]any{}
+	tr := driver.TranscriptItem{Kind: driver.TranscriptToolResult, ToolUseID: id, ToolName: typ, IsError: failedStatus(status)}
+	data := map[string]any{}
+	if status != "" {
+		res["status"] = status
+		data["status"] = status
+	}
+	switch typ {
+	case itCommandExecution:
+		out := str(it.AggregatedOutput)
+		res["output"] = out
+		tr.Text = out
+		if it.ExitCode != nil {
+			res["exit_code"] = *it.ExitCode
+			data["exit_code"] = *it.ExitCode
+			if *it.ExitCode != 0 {
+				tr.IsError = true
+			}
+		}
+	case itFileChange:
+		cs := changes(it.Changes)
+		res["changes"] = cs
+		data["changes"] = cs
+	case itMCPToolCall:
+		if present(it.Result) {
+			v := anyOf(it.Result)
+			res["result"] = v
+			tr.Text = mcpText(v)
+			data["result"] = v
+		}
+		if present(it.Error) {
+			v := anyOf(it.Error)
+			res["error"] = v
+			data["error"] = v
+			tr.IsError = true
+			if m, ok := v.(map[string]any); ok {
+				if s, ok := m["message"].(string); ok && tr.Text == "" {
+					tr.Text = s
+				}
+			}
+		}
+	case itWebSearch:
+		res["query"] = str(it.Query)
+		if present(it.Action) {
+			res["action"] = anyOf(it.Action)
+		}
+	}
+	if len(data) > 0 {
+		tr.Data = data
+	}
+	return res, tr
+}
+
+// mcpText joins the text blocks of an MCP result's content.
+func mcpText(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	blocks, _ := m["content"].([]any)
+	var parts []string
+	for _, b := range blocks {
+		if bm, ok := b.(map[string]any); ok && bm["type"] == "text" {
+			if s, ok := bm["text"].(string); ok {
+				parts = append(parts, s)
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// tool maps command_execution, file_change, mcp_tool_call and web_search.
+// The first event of an item (item.started, or item.completed for the
+// completed-only file_change of older releases) opens the call with its
+// complete arguments; item.completed closes it with the result.
+// item.updated changes nothing on the lifecycle and is kept as a custom
+// payload.
+func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase) error {
+	open := p.em.IsOpen(emit.Tool, "", id)
+	if open && ph == phaseUpdated {
+		return p.em.Custom(Provider, evItemUpdated, driver.StreamPayload{ToolCallID: id, Raw: rawOf(f)})
+	}
+	if !open {
+		// The call's first event, or (malformed, already counted) an
+		// event after its completion, which the emitter turns into a new
+		// incarnation "id#2".
+		if _, err := p.em.OpenTool("", id, typ, toolArgs(typ, it), "", ""); err != nil {
+			return err
+		}
+		if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptToolCall, ToolUseID: id, ToolName: typ, Input: toolArgs(typ, it)}); err != nil {
+			return err
+		}
+	}
+	if ph != phaseCompleted {
+		return nil
+	}
+	res, tr := toolResult(id, typ, it)
+	if err := p.em.Close(emit.Tool, "", id, res); err != nil {
+		return err
+	}
+	return p.em.Item(tr)
+}
+
+// todoList keeps the agent's plan: every event is a codex/todo_list
+// custom payload with the item in Raw; the completed list (sent at the
+// end of the turn) is also a system transcript item.
+func (p *Parser) todoList(f ndjson.Frame, id string, it *wireItem, ph phase) error {
+	raw := rawOf(f)
+	if err := p.em.Custom(Provider, itTodoList, driver.StreamPayload{Raw: raw}); err != nil {
+		return err
+	}
+	if ph != phaseCompleted {
+		return nil
+	}
+	var b strings.Builder
+	items := make([]any, 0, len(it.Items))
+	for _, t := range it.Items {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		if t.Completed {
+			b.WriteString("[x] ")
+		} else {
+			b.WriteString("[ ] ")
+		}
+		b.WriteString(t.Text)
+		items = append(items, map[string]any{"text": t.Text, "completed": t.Completed})
+	}
+	text := b.String()
+	if text == "" {
+		text = "(empty todo list)"
+	}
+	return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: text,
+		Metadata: map[string]string{"item_type": itTodoList, "item_id": id}, Data: map[string]any{"items": items}})
+}
+
+// errorItem maps an error item: a non-fatal warning (config warnings,
+// deprecation notices, "model rerouted"). It never fails the run.
+func (p *Parser) errorItem(f ndjson.Frame, id string, it *wireItem, ph phase) error {
+	msg := str(it.Message)
+	if msg == "" {
+		p.markMalformed("error item " + id + " without a message")
+		msg = "error"
+	}
+	if err := p.em.Custom(Provider, itError+"_item", driver.StreamPayload{Raw: rawOf(f)}); err != nil {
+		return err
+	}
+	if ph != phaseCompleted {
+		return nil
+	}
+	return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: msg,
+		Metadata: map[string]string{"item_type": itError, "item_id": id}})
+}
+
+// otherItem keeps an item type the SPI has no lifecycle for
+// (collab_tool_call, plan, and types added later) as a custom payload
+// codex/<type> with the whole event in Raw; its completion is also a
+// system transcript item.
+func (p *Parser) otherItem(f ndjson.Frame, ph phase, id, typ string) error {
+	if !knownItem(typ) {
+		p.unknown++
+	}
+	raw := rawOf(f)
+	if err := p.em.Custom(Provider, typ, driver.StreamPayload{Raw: raw}); err != nil {
+		return err
+	}
+	if ph != phaseCompleted {
+		return nil
+	}
+	meta := map[string]string{"item_type": typ}
+	if id != "" {
+		meta["item_id"] = id
+	}
+	return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: "codex item " + typ, Metadata: meta, Data: map[string]any{"event": raw}})
+}

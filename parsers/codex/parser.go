@@ -1,0 +1,439 @@
+package codex
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/ndjson"
+)
+
+// Provider is the provider name used in custom stream kinds
+// ("codex/todo_list", ...).
+const Provider = "codex"
+
+// Outcome is the observed outcome of the codex process, passed to
+// [Parser.Finish]. It is the same type for every parser.
+type Outcome = emit.Outcome
+
+// Options configures a [Parser]. The zero value parses a fresh,
+// non-streaming run.
+type Options struct {
+	// Streaming emits normalized StreamPayloads through the sink's
+	// EmitStream (driver.Request.Streaming). Transcript items are emitted
+	// either way.
+	Streaming bool
+
+	// SessionData is copied into the checkpoint's SessionState.Data: the
+	// guard inputs driver.ParamCWD, driver.ParamWorkspaceID and
+	// driver.ParamProfileFingerprint, and anything else the driver wants
+	// stored with the session. Keys starting with "codex." are reserved for
+	// the parser.
+	SessionData map[string]string
+
+	// Resume is the checkpoint state of the run this one resumes (`codex
+	// exec resume <id>`), or nil for a new thread. codex reports usage as
+	// the thread's running total, so with Resume carrying the totals a
+	// previous run stored (the codex.usage.* keys) the parser reports this
+	// run's share. A resumed run whose thread.started names a different
+	// thread never yields a valid checkpoint.
+	Resume *driver.SessionState
+}
+
+// Capability is the parser's StreamCapability, whatever the options:
+//   - Native: `codex exec --json` is a formal JSONL event protocol;
+//   - not TokenLevel: an agent message arrives whole in item.completed,
+//     so each message is one text.start, one text.content, one text.end;
+//   - Reasoning: reasoning summaries are items of their own;
+//   - not ToolCallArgs: a tool call's first event carries its complete
+//     arguments (command, changes, server/tool/arguments, query);
+//   - not HITL: exec is non-interactive, approvals are decided by flags
+//     and a refused command shows up as a declined command_execution.
+var Capability = driver.StreamCapability{Native: true, Reasoning: true}
+
+// state is the protocol position of a Parser.
+type state uint8
+
+const (
+	stateStart  state = iota // nothing formal seen yet
+	stateThread              // thread.started seen, no turn yet
+	stateTurn                // turn.started seen
+	stateDone                // the official terminal (turn.completed or turn.failed) seen
+)
+
+func (s state) String() string {
+	switch s {
+	case stateStart:
+		return "start"
+	case stateThread:
+		return "thread"
+	case stateTurn:
+		return "turn"
+	case stateDone:
+		return "done"
+	}
+	return "state(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Parser is the `codex exec --json` state machine for one run. Feed it the
+// frames of stdout in order, then call Finish once. It is not safe for
+// concurrent use.
+type Parser struct {
+	em   *emit.Emitter
+	opts Options
+	st   state
+
+	threadID string // from the top-level thread.started
+
+	terminal     *driver.TerminalPayload
+	turnFailed   string // turn.failed error message
+	usage        *driver.Usage
+	output       string
+	lastError    string // last top-level error event message
+	items        map[string]*itemState
+	malformed    int
+	firstProblem string
+	unknown      int
+	done         bool
+}
+
+// itemState is what the parser remembers of an item between its events.
+type itemState struct {
+	typ       string
+	completed bool
+}
+
+// New returns a Parser that emits to sink. The sink is used only during
+// Feed, FeedError and Finish.
+func New(sink driver.EventSink, opts Options) *Parser {
+	return &Parser{
+		em:    emit.New(sink, opts.Streaming, Capability),
+		opts:  opts,
+		items: map[string]*itemState{},
+	}
+}
+
+// Capability returns the parser's StreamCapability (the package variable
+// Capability): it does not depend on the options or the input.
+func (p *Parser) Capability() driver.StreamCapability { return Capability }
+
+// State returns the protocol position, for diagnostics: "start", "thread",
+// "turn" or "done".
+func (p *Parser) State() string { return p.st.String() }
+
+// ThreadID returns the thread id announced by thread.started, if any.
+func (p *Parser) ThreadID() string { return p.threadID }
+
+// Terminal returns the official terminal event seen so far, or nil.
+func (p *Parser) Terminal() *driver.TerminalPayload { return p.terminal }
+
+// Malformed returns the number of malformed lines and framing errors seen.
+func (p *Parser) Malformed() int { return p.malformed }
+
+// Unknown returns the number of events and items of unknown type seen.
+func (p *Parser) Unknown() int { return p.unknown }
+
+// ErrFinished is returned by Feed and FeedError after Finish.
+var ErrFinished = errors.New("codex: parser already finished")
+
+type handler func(p *Parser, f ndjson.Frame) error
+
+var handlers map[string]handler
+
+func init() {
+	handlers = map[string]handler{
+		evThreadStarted: (*Parser).threadStarted,
+		evTurnStarted:   (*Parser).turnStarted,
+		evTurnCompleted: (*Parser).turnCompleted,
+		evTurnFailed:    (*Parser).turnFailedEvent,
+		evItemStarted:   (*Parser).itemEvent,
+		evItemUpdated:   (*Parser).itemEvent,
+		evItemCompleted: (*Parser).itemEvent,
+		evError:         (*Parser).errorEvent,
+	}
+}
+
+// Feed processes one frame of stdout, in stream order. Blank lines are
+// ignored; every other frame becomes transcript items and (when streaming)
+// payloads. Malformed or unknown input is recorded, never fatal: Feed
+// returns only the sink's error (sticky) or ErrFinished.
+func (p *Parser) Feed(f ndjson.Frame) error {
+	if p.done {
+		return ErrFinished
+	}
+	if err := p.em.Err(); err != nil {
+		return err
+	}
+	switch f.Kind {
+	case ndjson.KindBlank:
+		// codex never writes blank lines; they carry nothing and stay in
+		// the raw stream only.
+		return nil
+	case ndjson.KindBOM:
+		return p.malformedLine(f, "byte order mark")
+	case ndjson.KindLine:
+	default:
+		return p.malformedLine(f, "unknown frame kind "+f.Kind.String())
+	}
+	if p.st == stateDone {
+		return p.malformedLine(f, "line after the terminal event")
+	}
+	typ, ok := f.Type()
+	if !ok {
+		return p.untyped(f)
+	}
+	if h := handlers[string(typ)]; h != nil {
+		return h(p, f)
+	}
+	return p.unknownEvent(f, string(typ))
+}
+
+// FeedError records a framing error from the line reader (a
+// *ndjson.LineError for a line over the size limit, whose bytes were
+// skipped) as a malformed line: it poisons the checkpoint and parsing goes
+// on. It returns only the sink's error.
+func (p *Parser) FeedError(err error) error {
+	if p.done {
+		return ErrFinished
+	}
+	if err == nil {
+		return p.em.Err()
+	}
+	meta := map[string]string{"malformed": "framing error"}
+	raw := map[string]any{"error": err.Error()}
+	var le *ndjson.LineError
+	if errors.As(err, &le) {
+		meta["line"] = strconv.Itoa(le.Line)
+		meta["offset"] = strconv.FormatInt(le.Offset, 10)
+		raw["line"], raw["offset"], raw["len"] = le.Line, le.Offset, le.Len
+	}
+	return p.poison(driver.TranscriptItem{Kind: driver.TranscriptStdout, Text: err.Error(), Metadata: meta}, raw)
+}
+
+// untyped handles a line that is not an object with a string "type".
+func (p *Parser) untyped(f ndjson.Frame) error {
+	if err := jsonguard.Check(f.Data, 0); err != nil {
+		if i := firstNonSpace(f.Data); i < len(f.Data) && f.Data[i] != '{' && f.Data[i] != '[' {
+			return p.malformedLine(f, "not JSON")
+		}
+		return p.malformedLine(f, "invalid JSON: "+err.Error())
+	}
+	return p.malformedLine(f, "JSON value without a string \"type\"")
+}
+
+func firstNonSpace(b []byte) int {
+	for i, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// malformedLine keeps a line the protocol does not allow as a stdout
+// transcript item (and a codex/malformed payload), and poisons the
+// checkpoint.
+func (p *Parser) malformedLine(f ndjson.Frame, why string) error {
+	text := string(f.Data)
+	if f.Kind == ndjson.KindBOM {
+		text = string(f.Raw)
+	}
+	meta := map[string]string{"malformed": why, "line": strconv.Itoa(f.Line), "offset": strconv.FormatInt(f.Offset, 10)}
+	return p.poison(driver.TranscriptItem{Kind: driver.TranscriptStdout, Text: text, Metadata: meta},
+		map[string]any{"error": why, "line": f.Line, "offset": f.Offset, "text": text})
+}
+
+func (p *Parser) poison(it driver.TranscriptItem, raw map[string]any) error {
+	p.markMalformed(it.Metadata["malformed"])
+	if err := p.em.Item(it); err != nil {
+		return err
+	}
+	return p.em.Custom(Provider, "malformed", driver.StreamPayload{Raw: raw})
+}
+
+// markMalformed records a protocol violation that does not stop parsing.
+func (p *Parser) markMalformed(why string) {
+	p.malformed++
+	if p.firstProblem == "" {
+		p.firstProblem = why
+	}
+}
+
+// decode decodes the frame into v; on failure the line is recorded as
+// malformed and ok is false.
+func (p *Parser) decode(f ndjson.Frame, v any) (ok bool, err error) {
+	if derr := f.Decode(v); derr != nil {
+		return false, p.malformedLine(f, "invalid "+typeOf(f)+" event: "+derr.Error())
+	}
+	return true, nil
+}
+
+func typeOf(f ndjson.Frame) string {
+	t, _ := f.Type()
+	return string(t)
+}
+
+// rawOf decodes a line into a map for the Raw of a custom payload. The
+// line was already validated by a typed decode or by Check.
+func rawOf(f ndjson.Frame) map[string]any {
+	var m map[string]any
+	if f.Decode(&m) != nil {
+		return nil
+	}
+	return m
+}
+
+// unknownEvent keeps an event type this parser does not know as a custom
+// payload codex/<type> with the whole event in Raw, and a system
+// transcript item. It is counted, not malformed: codex adds event types
+// over time (item.plan.delta, request_user_input, ...).
+func (p *Parser) unknownEvent(f ndjson.Frame, typ string) error {
+	if err := jsonguard.Check(f.Data, 0); err != nil {
+		return p.malformedLine(f, "invalid JSON: "+err.Error())
+	}
+	p.unknown++
+	raw := rawOf(f)
+	if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: "codex event " + typ,
+		Metadata: map[string]string{"event": typ}, Data: map[string]any{"event": raw}}); err != nil {
+		return err
+	}
+	return p.em.Custom(Provider, typ, driver.StreamPayload{Raw: raw})
+}
+
+func (p *Parser) threadStarted(f ndjson.Frame) error {
+	var ev wireThreadStarted
+	if ok, err := p.decode(f, &ev); !ok {
+		return err
+	}
+	id := str(ev.ThreadID)
+	switch {
+	case id == "":
+		return p.malformedLine(f, "thread.started without a thread_id")
+	case p.threadID != "":
+		return p.malformedLine(f, "second thread.started")
+	case p.st != stateStart:
+		p.markMalformed("thread.started after " + p.st.String())
+	}
+	p.threadID = id
+	if p.st == stateStart {
+		p.st = stateThread
+	}
+	if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptInit, SessionID: id}); err != nil {
+		return err
+	}
+	if p.em.Started() {
+		// Something (a warning item) came first and run.started went out
+		// without the thread id: announce it as a custom payload.
+		return p.em.Custom(Provider, evThreadStarted, driver.StreamPayload{ThreadID: id, Raw: map[string]any{"thread_id": id}})
+	}
+	return p.em.Start("", id, "")
+}
+
+// turnStep is the name of the step that brackets the turn.
+const turnStep = "turn"
+
+func (p *Parser) turnStarted(f ndjson.Frame) error {
+	var ev struct{}
+	if ok, err := p.decode(f, &ev); !ok {
+		return err
+	}
+	switch p.st {
+	case stateStart:
+		p.markMalformed("turn.started before thread.started")
+	case stateTurn:
+		// One exec process runs one turn.
+		p.markMalformed("second turn.started")
+	}
+	p.st = stateTurn
+	return p.em.StepStarted(turnStep)
+}
+
+func (p *Parser) turnCompleted(f ndjson.Frame) error {
+	var ev wireTurnCompleted
+	if ok, err := p.decode(f, &ev); !ok {
+		return err
+	}
+	if p.st != stateTurn {
+		p.markMalformed("turn.completed in state " + p.st.String())
+	}
+	it := driver.TranscriptItem{Kind: driver.TranscriptResult, Subtype: evTurnCompleted}
+	if u := ev.Usage; u == nil || u.InputTokens == nil || u.OutputTokens == nil {
+		p.markMalformed("turn.completed without usage")
+	} else {
+		p.usage = &driver.Usage{InputTokens: *u.InputTokens, OutputTokens: *u.OutputTokens}
+		if u.CachedInputTokens != nil {
+			p.usage.CachedInputTokens = *u.CachedInputTokens
+		}
+		it.Usage = p.usage
+		var extra map[string]any
+		if u.CacheWriteInputTokens != nil {
+			extra = map[string]any{"cache_write_input_tokens": *u.CacheWriteInputTokens}
+		}
+		if u.ReasoningOutputTokens != nil {
+			if extra == nil {
+				extra = map[string]any{}
+			}
+			extra["reasoning_output_tokens"] = *u.ReasoningOutputTokens
+		}
+		if extra != nil {
+			it.Data = map[string]any{"usage": extra}
+		}
+	}
+	p.setTerminal(f, evTurnCompleted)
+	if err := p.em.Item(it); err != nil {
+		return err
+	}
+	return p.em.StepFinished(turnStep)
+}
+
+func (p *Parser) turnFailedEvent(f ndjson.Frame) error {
+	var ev wireTurnFailed
+	if ok, err := p.decode(f, &ev); !ok {
+		return err
+	}
+	if p.st != stateTurn {
+		p.markMalformed("turn.failed in state " + p.st.String())
+	}
+	msg := ""
+	if ev.Error != nil {
+		msg = str(ev.Error.Message)
+	}
+	if msg == "" {
+		p.markMalformed("turn.failed without error.message")
+		msg = "turn failed"
+	}
+	p.turnFailed = msg
+	p.setTerminal(f, evTurnFailed)
+	if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptResult, Subtype: evTurnFailed, IsError: true, Text: msg, Errors: []string{msg}}); err != nil {
+		return err
+	}
+	return p.em.StepFinished(turnStep)
+}
+
+func (p *Parser) setTerminal(f ndjson.Frame, event string) {
+	p.st = stateDone
+	p.terminal = &driver.TerminalPayload{Event: event, JSON: append([]byte(nil), f.Data...)}
+}
+
+// errorEvent handles a top-level error event. It is not a terminal: codex
+// sends it for retry notices ("Reconnecting... 1/5") on runs that then
+// succeed, and before turn.failed on runs that fail. Its message is kept
+// for the Failure of a run that ends without a terminal.
+func (p *Parser) errorEvent(f ndjson.Frame) error {
+	var ev wireMessage
+	if ok, err := p.decode(f, &ev); !ok {
+		return err
+	}
+	msg := str(ev.Message)
+	if msg == "" {
+		p.markMalformed("error event without a message")
+		msg = "error"
+	}
+	p.lastError = msg
+	if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: msg, Metadata: map[string]string{"event": evError}}); err != nil {
+		return err
+	}
+	return p.em.Custom(Provider, evError, driver.StreamPayload{Raw: map[string]any{"message": msg}})
+}
