@@ -1,0 +1,282 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/ndjson"
+	"github.com/segmentio/encoding/json"
+)
+
+// Classify classifies one ndjson frame as a JSON-RPC message, following
+// the rules of the package doc. It returns the Frame (always carrying the
+// ndjson frame's Raw, Data and position, whatever the class) and, for a
+// frame of class Invalid, a *MessageError saying why. Blank lines and the
+// BOM give class None and a nil error. The returned slices alias f's.
+//
+// Classify does not allocate for a valid message whose member names carry
+// no escapes.
+func Classify(f ndjson.Frame, opts Options) (Frame, error) {
+	m := Frame{Kind: f.Kind, Data: f.Data, Raw: f.Raw, Offset: f.Offset, Line: f.Line, Unterminated: f.Unterminated}
+	if f.Kind != ndjson.KindLine {
+		return m, nil
+	}
+	m.requireVersion = opts.RequireVersion
+	m.maxDepth = opts.MaxDepth
+	if err := classify(&m, f.Data, opts.MaxDepth, opts.RequireVersion, true); err != nil {
+		m.Class = Invalid
+		err.Line, err.Offset = f.Line, f.Offset+err.Offset
+		if err.Column > 0 {
+			err.Column = int(err.Offset-f.Offset) + 1
+		}
+		return m, err
+	}
+	return m, nil
+}
+
+// classify fills m's class and member spans from b. Error offsets are
+// relative to b; the caller makes them absolute. allowBatch is false for
+// batch elements (a batch inside a batch is invalid).
+func classify(m *Frame, b []byte, maxDepth int, requireVersion, allowBatch bool) *MessageError {
+	if err := jsonguard.Check(b, maxDepth); err != nil {
+		me := &MessageError{Err: ErrSyntax}
+		var se *jsonguard.SyntaxError
+		if errors.As(err, &se) {
+			if errors.Is(se, jsonguard.ErrTooDeep) {
+				me.Err = ErrTooDeep
+			} else {
+				me.detail = se.Msg
+				me.excerpt = excerpt(b, se.Offset)
+			}
+			me.Offset = int64(se.Offset)
+			me.Column = se.Offset + 1
+		}
+		return me
+	}
+	i := skipWS(b, 0)
+	switch b[i] {
+	case '{':
+	case '[':
+		if !allowBatch {
+			return &MessageError{Err: ErrNestedBatch}
+		}
+		if j := skipWS(b, i+1); b[j] == ']' {
+			return &MessageError{Err: ErrEmptyBatch}
+		}
+		m.Class = Batch
+		return nil
+	default:
+		return &MessageError{Err: ErrNotObject}
+	}
+	var (
+		version, method, id, params, result, errObj                  []byte
+		hasVersion, hasMethod, hasID, hasParams, hasResult, hasError bool
+	)
+	i = skipWS(b, i+1)
+	for b[i] != '}' {
+		// b is valid JSON: a member name string, a colon, a value.
+		kEnd := skipString(b, i+1)
+		name := b[i+1 : kEnd-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			name = unescapeName(b[i:kEnd])
+		}
+		i = skipWS(b, kEnd)
+		i = skipWS(b, i+1) // the colon
+		vStart := i
+		i = skipValue(b, i)
+		v := b[vStart:i]
+		switch string(name) {
+		case "jsonrpc":
+			version, hasVersion = v, true
+		case "method":
+			method, hasMethod = v, true
+		case "id":
+			id, hasID = v, true
+		case "params":
+			params, hasParams = v, true
+		case "result":
+			result, hasResult = v, true
+		case "error":
+			errObj, hasError = v, true
+		}
+		i = skipWS(b, i)
+		if b[i] == ',' {
+			i = skipWS(b, i+1)
+		}
+	}
+	if hasID {
+		switch id[0] {
+		case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			m.ID = ID{raw: id}
+		default:
+			return memberError(ErrBadID, b, id)
+		}
+	}
+	if hasVersion {
+		if !bytes.Equal(version, version20) {
+			return memberError(ErrVersion, b, version)
+		}
+	} else if requireVersion {
+		return &MessageError{Err: ErrMissingVersion}
+	}
+	if hasMethod {
+		if method[0] != '"' {
+			return memberError(ErrBadMethod, b, method)
+		}
+		if hasResult || hasError {
+			return &MessageError{Err: ErrAmbiguous}
+		}
+		if hasParams {
+			switch params[0] {
+			case '{', '[':
+				m.Params = params
+			case 'n': // null: treated as absent
+			default:
+				return memberError(ErrBadParams, b, params)
+			}
+		}
+		m.Method = stringValue(method)
+		if hasID {
+			m.Class = Request
+		} else {
+			m.Class = Notification
+		}
+		return nil
+	}
+	if !hasID {
+		if hasResult || hasError {
+			return &MessageError{Err: ErrMissingID}
+		}
+		return &MessageError{Err: ErrNoMethod}
+	}
+	switch {
+	case hasResult && hasError:
+		return &MessageError{Err: ErrResultAndError}
+	case hasResult:
+		m.Result = result
+		m.Class = Response
+	case hasError:
+		if errObj[0] != '{' {
+			return memberError(ErrBadError, b, errObj)
+		}
+		m.Error = errObj
+		m.Class = ErrorResponse
+	default:
+		return &MessageError{Err: ErrNoResult}
+	}
+	return nil
+}
+
+var version20 = []byte(`"2.0"`)
+
+// memberError reports a member whose value is wrong, positioned at the
+// value (v is a subslice of b).
+func memberError(err error, b, v []byte) *MessageError {
+	o := offsetIn(b, v)
+	return &MessageError{Err: err, Offset: int64(o), Column: o + 1, excerpt: excerpt(b, o)}
+}
+
+// offsetIn returns the offset of sub within b; sub must be a subslice of b.
+func offsetIn(b, sub []byte) int {
+	if len(sub) == 0 {
+		return 0
+	}
+	return cap(b) - cap(sub)
+}
+
+// stringValue returns the content of a JSON string token: the bytes between
+// the quotes when there is no escape, else the unescaped value (one
+// allocation).
+func stringValue(tok []byte) []byte {
+	if len(tok) < 2 || tok[0] != '"' {
+		return nil
+	}
+	in := tok[1 : len(tok)-1]
+	if bytes.IndexByte(in, '\\') < 0 {
+		return in
+	}
+	var s string
+	if err := json.Unmarshal(tok, &s); err != nil {
+		return in
+	}
+	return []byte(s)
+}
+
+func unescapeName(tok []byte) []byte { return stringValue(tok) }
+
+func excerpt(b []byte, off int) string {
+	if off < 0 || off >= len(b) {
+		return ""
+	}
+	return quoteBytes(b[off:])
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index just after the closing quote of the string
+// whose content starts at i (just after the opening quote), or len(b)+1 if
+// it does not end.
+func skipString(b []byte, i int) int {
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b) + 1
+		}
+		j += i
+		// Count the backslashes before the quote.
+		k := j - 1
+		for k >= i && b[k] == '\\' {
+			k--
+		}
+		if (j-k-1)%2 == 0 {
+			return j + 1
+		}
+		i = j + 1
+	}
+}
+
+// skipValue returns the index just after the valid JSON value starting at
+// i. Nested values are skipped by bracket counting (b is known valid).
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i+1)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i+1)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+		i++
+	}
+	return i
+}

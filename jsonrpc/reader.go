@@ -1,0 +1,127 @@
+package jsonrpc
+
+import (
+	"errors"
+	"io"
+	"iter"
+
+	"github.com/agentwire/agentwire/ndjson"
+)
+
+// Reader frames and classifies JSON-RPC messages read from an io.Reader.
+type Reader struct {
+	r    *ndjson.Reader
+	opts Options
+}
+
+// NewReader returns a Reader over src.
+func NewReader(src io.Reader, opts Options) *Reader {
+	return &Reader{r: ndjson.NewReader(src, ndjson.Options{MaxLineSize: opts.MaxLineSize, Tee: opts.Tee}), opts: opts}
+}
+
+// Reset makes the Reader read a new stream from src with the same options.
+func (r *Reader) Reset(src io.Reader) { r.r.Reset(src) }
+
+// Next returns the next frame.
+//
+//   - A valid message, a blank line or the BOM: the frame and nil.
+//   - A line that is not a JSON-RPC message: the frame (class Invalid, Raw
+//     and position kept) and a *MessageError; not fatal.
+//   - A line longer than MaxLineSize: a zero Frame and a *MessageError
+//     wrapping ErrLineTooLong (with Offset and Len of the skipped span);
+//     not fatal.
+//   - io.EOF at the end, after a final unterminated line; a source read
+//     error after the complete lines before it; a Tee error at once. These
+//     are sticky.
+//
+// The frame's slices are valid until the next call. Next does not allocate
+// in steady state.
+func (r *Reader) Next() (Frame, error) {
+	f, err := r.r.Next()
+	if err != nil {
+		return Frame{}, lineError(err)
+	}
+	return classifyFrame(f, r.opts)
+}
+
+// classifyFrame is Classify returning a nil error interface for valid
+// frames.
+func classifyFrame(f ndjson.Frame, opts Options) (Frame, error) {
+	m, err := Classify(f, opts)
+	if m.Class == Invalid {
+		return m, err
+	}
+	return m, nil
+}
+
+// lineError converts ndjson's too-long report; other errors pass through.
+func lineError(err error) error {
+	var le *ndjson.LineError
+	if errors.As(err, &le) {
+		return &MessageError{Line: le.Line, Offset: le.Offset, Len: le.Len, Err: le.Err}
+	}
+	return err
+}
+
+// IsMessageError reports whether err is a per-line, non-fatal problem.
+func IsMessageError(err error) bool {
+	var me *MessageError
+	return errors.As(err, &me)
+}
+
+// All returns an iterator over the remaining frames: each frame with its
+// error (nil, or a non-fatal *MessageError), then a final fatal error if
+// one occurs; it stops silently at io.EOF.
+func (r *Reader) All() iter.Seq2[Frame, error] {
+	return func(yield func(Frame, error) bool) {
+		for {
+			f, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			if !yield(f, err) {
+				return
+			}
+			if err != nil && !IsMessageError(err) {
+				return
+			}
+		}
+	}
+}
+
+// Decoder is the push face: bytes go in through Write, frames come out
+// through the function given to NewDecoder, in input order.
+type Decoder struct {
+	d    *ndjson.Decoder
+	opts Options
+	emit func(Frame, error) error
+}
+
+// NewDecoder returns a Decoder that calls emit for every frame, with the
+// same (Frame, error) pairs as Reader.Next returns (never io.EOF). The
+// frame's slices are valid only until emit returns. An error returned by
+// emit stops the Write or Close that called it and is sticky.
+func NewDecoder(opts Options, emit func(Frame, error) error) *Decoder {
+	d := &Decoder{opts: opts, emit: emit}
+	d.d = ndjson.NewDecoder(ndjson.Options{MaxLineSize: opts.MaxLineSize, Tee: opts.Tee}, d.frame)
+	return d
+}
+
+func (d *Decoder) frame(f ndjson.Frame, err error) error {
+	if err != nil {
+		return d.emit(Frame{}, lineError(err))
+	}
+	return d.emit(classifyFrame(f, d.opts))
+}
+
+// Write feeds p (teed first); every frame it completes is emitted before
+// Write returns. Write never retains p. It returns the Tee's or emit's
+// error, or ndjson.ErrClosed after Close.
+func (d *Decoder) Write(p []byte) (int, error) { return d.d.Write(p) }
+
+// Close ends the input: a final line without LF is emitted. Later Writes
+// fail.
+func (d *Decoder) Close() error { return d.d.Close() }
+
+// Reset discards all state for a new stream with the same options.
+func (d *Decoder) Reset() { d.d.Reset() }
