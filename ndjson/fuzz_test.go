@@ -25,16 +25,11 @@ func planOf(plan []byte) (maxLine, bufSize int, sizes []int) {
 		plan = plan[1:]
 	}
 	for _, b := range plan {
-		sizes = append(sizes, int(b)%32) // 0 is an empty read
-	}
-	if len(sizes) > 0 {
-		allZero := true
-		for _, n := range sizes {
-			allZero = allZero && n == 0
+		n := int(b) % 32
+		if n == 0 && (len(sizes) == 0 || sizes[len(sizes)-1] == 0) {
+			n = 1 // an empty read, but never many in a row (io.ErrNoProgress)
 		}
-		if allZero {
-			sizes = append(sizes, 1)
-		}
+		sizes = append(sizes, n)
 	}
 	return maxLine, bufSize, sizes
 }

@@ -1,0 +1,65 @@
+package jsonguard
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// benchLines are real Claude stream-json lines plus a synthetic
+// stream_event line, the shapes PeekString sees most.
+func benchLines(b *testing.B) [][]byte {
+	data, err := os.ReadFile("testdata/peek-bench.jsonl")
+	if err != nil {
+		b.Skip(err)
+	}
+	return bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+}
+
+func BenchmarkPeekString(b *testing.B) {
+	lines := benchLines(b)
+	size := 0
+	for _, l := range lines {
+		size += len(l)
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for _, l := range lines {
+			if _, ok := PeekString(l, "type", nil); !ok {
+				b.Fatal("no type")
+			}
+		}
+	}
+}
+
+func BenchmarkCheckDepth(b *testing.B) {
+	lines := benchLines(b)
+	size := 0
+	for _, l := range lines {
+		size += len(l)
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for _, l := range lines {
+			if CheckDepth(l, 0) != nil {
+				b.Fatal("too deep")
+			}
+		}
+	}
+}
+
+func BenchmarkCheck(b *testing.B) {
+	lines := benchLines(b)
+	size := 0
+	for _, l := range lines {
+		size += len(l)
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for _, l := range lines {
+			if Check(l, 0) != nil {
+				b.Fatal("invalid")
+			}
+		}
+	}
+}
