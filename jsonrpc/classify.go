@@ -280,3 +280,9 @@ func skipValue(b []byte, i int) int {
 	}
 	return i
 }
+
+// ClassifyBytes classifies one message held in b, without line framing
+// (b is both Data and Raw, at offset 0 of line 1).
+func ClassifyBytes(b []byte, opts Options) (Frame, error) {
+	return Classify(ndjson.Frame{Kind: ndjson.KindLine, Data: b, Raw: b, Line: 1}, opts)
+}

@@ -192,3 +192,16 @@ func AppendError(b []byte, version bool, id ID, code int64, message string, data
 	}
 	return append(b, "}}\n"...), nil
 }
+
+// AppendRawError appends an error response line whose error member is the
+// JSON object errObj (validated and compacted), as received from elsewhere.
+func AppendRawError(b []byte, version bool, id ID, errObj []byte) ([]byte, error) {
+	b = appendHead(b, version)
+	b = appendID(b, id)
+	b = append(b, `,"error":`...)
+	b, err := appendCompact(b, errObj)
+	if err != nil {
+		return b, err
+	}
+	return append(b, "}\n"...), nil
+}
