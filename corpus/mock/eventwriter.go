@@ -2,34 +2,21 @@ package mock
 
 import (
 	"io"
-	"net/http"
+
+	"github.com/agentwire/agentwire/sse"
 )
 
-// eventWriter adapts the sse writer to the mock: one event, then a flush so
-// the client sees it at once.
-// TODO(sse): switch to sse.Writer when package sse lands.
+// eventWriter writes the mock's SSE events with the project's sse.Writer,
+// which flushes after every event so the CLI sees each one at once.
 type eventWriter struct {
-	w io.Writer
-	f http.Flusher
+	w *sse.Writer
 }
 
 func newEventWriter(w io.Writer) *eventWriter {
-	f, _ := w.(http.Flusher)
-	return &eventWriter{w: w, f: f}
+	return &eventWriter{w: sse.NewWriter(w)}
 }
 
+// event writes one event named name whose data is the JSON text data.
 func (e *eventWriter) event(name string, data []byte) error {
-	b := make([]byte, 0, len(name)+len(data)+16)
-	b = append(b, "event: "...)
-	b = append(b, name...)
-	b = append(b, "\ndata: "...)
-	b = append(b, data...)
-	b = append(b, "\n\n"...)
-	if _, err := e.w.Write(b); err != nil {
-		return err
-	}
-	if e.f != nil {
-		e.f.Flush()
-	}
-	return nil
+	return e.w.WriteEvent(sse.Event{Event: name, Data: data})
 }

@@ -1,7 +1,6 @@
 package mock
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"io"
@@ -9,6 +8,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/agentwire/agentwire/sse"
 )
 
 // sseEvent is one parsed event of a mock stream.
@@ -17,33 +19,28 @@ type sseEvent struct {
 	Data map[string]any
 }
 
-// readEvents parses the "event:"/"data:" lines the mock writes; it returns
-// the events and the read error (nil at a clean end).
+// readEvents decodes the mock's stream with the project's sse.Reader; it
+// returns the events and the read error (nil at a clean end).
 func readEvents(t *testing.T, r io.Reader) ([]sseEvent, error) {
 	t.Helper()
 	var evs []sseEvent
-	var cur sseEvent
-	br := bufio.NewReader(r)
+	rd := sse.NewReader(r, sse.Options{})
 	for {
-		line, err := br.ReadString('\n')
+		f, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return evs, nil
+		}
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = nil
-			}
 			return evs, err
 		}
-		line = strings.TrimSuffix(line, "\n")
-		switch {
-		case strings.HasPrefix(line, "event: "):
-			cur.Name = line[len("event: "):]
-		case strings.HasPrefix(line, "data: "):
-			if err := json.Unmarshal([]byte(line[len("data: "):]), &cur.Data); err != nil {
-				t.Fatalf("data is not JSON: %q", line)
-			}
-		case line == "":
-			evs = append(evs, cur)
-			cur = sseEvent{}
+		if f.Kind != sse.KindEvent || f.Incomplete {
+			t.Fatalf("unexpected frame %v (incomplete %v): %q", f.Kind, f.Incomplete, f.Raw)
 		}
+		ev := sseEvent{Name: f.Event}
+		if err := json.Unmarshal(f.Data, &ev.Data); err != nil {
+			t.Fatalf("data is not JSON: %q", f.Data)
+		}
+		evs = append(evs, ev)
 	}
 }
 
@@ -235,5 +232,49 @@ func TestChunks(t *testing.T) {
 		if len(got) != tc.want || join(got) != tc.s {
 			t.Errorf("chunks(%q, %d) = %q", tc.s, tc.n, got)
 		}
+	}
+}
+
+func TestStallEndsOnClose(t *testing.T) {
+	var started = make(chan int, 1)
+	s, err := New(Options{API: Messages, Replies: []Reply{{Items: []Item{{Type: "text", Deltas: []string{"a"}}}, Stall: true}},
+		OnRequest: func(seq, reply int) { started <- reply }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(s.URL(), "http://127.0.0.1:") {
+		t.Fatalf("URL %q is not on 127.0.0.1", s.URL())
+	}
+	resp := post(t, s.URL()+"/v1/messages", `{}`)
+	if r := <-started; r != 0 {
+		t.Fatalf("OnRequest reply = %d", r)
+	}
+	res := make(chan error, 1)
+	var evs []sseEvent
+	go func() {
+		var err error
+		evs, err = readEvents(t, resp.Body)
+		res <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	select {
+	case err := <-res:
+		t.Fatalf("stream ended before Close: %v", err)
+	default:
+	}
+	go s.Close()
+	select {
+	case err := <-res:
+		if err == nil {
+			t.Error("stalled stream ended cleanly; want an aborted connection")
+		}
+		if n := len(evs); n == 0 || evs[n-1].Name != "content_block_stop" {
+			t.Errorf("events before the stall: %v", names(evs))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not release the stalled reply")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // appServerDriver drives a codex app-server JSON-RPC session over stdio:
@@ -22,6 +23,7 @@ type appServerDriver struct {
 	turn    string
 	nturn   int
 	ndec    int
+	ended   bool // the current turn has ended
 }
 
 func (d *appServerDriver) session() string {
@@ -76,6 +78,7 @@ func (d *appServerDriver) params(base obj) (json.RawMessage, error) {
 func (d *appServerDriver) nextTurn(p *proc) error {
 	text := d.prompts[d.nturn]
 	d.nturn++
+	d.ended = false
 	return d.request(p, "turn/start", o("threadId", d.thread,
 		"input", []any{o("type", "text", "text", text)}))
 }
@@ -163,14 +166,25 @@ func (d *appServerDriver) line(p *proc, l []byte) error {
 		if r.Turn.ID != "" {
 			d.turn = r.Turn.ID
 		}
-	case m.Method == "turn/completed":
+	case m.Method == "turn/completed" || m.Method == "codex/event/task_complete" || m.Method == "codex/event/turn_aborted":
+		// Older servers (0.58) send no v2 turn/completed: the legacy
+		// task_complete / turn_aborted events end the turn there. Newer
+		// ones may send both; the first one counts.
+		if d.ended || d.nturn == 0 {
+			return nil
+		}
+		d.ended = true
 		if d.nturn < len(d.prompts) {
 			return d.nextTurn(p)
 		}
-		p.finish()
+		p.finishAfter(settle)
 	}
 	return nil
 }
+
+// settle is how long the drivers wait after the last terminal event before
+// closing stdin.
+const settle = 500 * time.Millisecond
 
 // legacyDecision maps v2 decisions to the v1 ReviewDecision enum.
 var legacyDecision = map[string]string{

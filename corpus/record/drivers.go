@@ -137,7 +137,7 @@ func (d *claudeDriver) line(p *proc, l []byte) error {
 		if d.nturn < len(d.prompts) {
 			return d.userMessage(p)
 		}
-		p.finish()
+		p.finishAfter(settle)
 	}
 	return nil
 }

@@ -40,7 +40,8 @@ type proc struct {
 	stdinLog    bytes.Buffer
 	stdinUsed   bool
 	stdinClosed bool
-	finished    bool // the driver ended the session
+	finished    bool          // the driver ended the session
+	finishC     chan struct{} // closed by finish
 
 	stdout bytes.Buffer // written by the stdout reader only
 	stderr bytes.Buffer // written by the stderr reader only
@@ -136,7 +137,7 @@ func execute(ctx context.Context, spec runSpec, d driver) (*runResult, error) {
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	p := &proc{cmd: cmd, stdin: stdin}
+	p := &proc{cmd: cmd, stdin: stdin, finishC: make(chan struct{})}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		outR.Close()
@@ -196,6 +197,7 @@ func execute(ctx context.Context, spec runSpec, d driver) (*runResult, error) {
 	var waitErr error
 	done := false
 	var graceC <-chan time.Time
+	finishC := p.finishC
 	for !done {
 		select {
 		case l, ok := <-lines:
@@ -206,9 +208,9 @@ func execute(ctx context.Context, spec runSpec, d driver) (*runResult, error) {
 			if err := d.line(p, l); err != nil && res.Killed == "" {
 				res.Killed = "driver: " + err.Error()
 			}
-			if graceC == nil && p.isFinished() {
-				graceC = time.After(spec.ExitGrace)
-			}
+		case <-finishC:
+			finishC = nil
+			graceC = time.After(spec.ExitGrace)
 		case <-reqs:
 			nreq++
 			for kind, t := range map[string]*Trigger{"signal": spec.Signal, "interrupt": spec.Intr} {
@@ -306,12 +308,15 @@ func execute(ctx context.Context, spec runSpec, d driver) (*runResult, error) {
 func (p *proc) finish() {
 	p.closeStdin()
 	p.mu.Lock()
-	p.finished = true
+	if !p.finished {
+		p.finished = true
+		close(p.finishC)
+	}
 	p.mu.Unlock()
 }
 
-func (p *proc) isFinished() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.finished
+// finishAfter calls finish after d, so that notifications the CLI sends
+// right after its terminal event are still captured before stdin closes.
+func (p *proc) finishAfter(d time.Duration) {
+	time.AfterFunc(d, p.finish)
 }

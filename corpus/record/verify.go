@@ -1,9 +1,199 @@
 package record
 
-import "regexp"
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
 
-// Verify compares the recordings under got with the committed ones under
-// want, after normalisation, and returns the drift as a diff ("" if none).
+// normaliser is one rewrite applied to every recorded file before compare.
+type normaliser struct {
+	re   *regexp.Regexp
+	repl string
+}
+
+// normalisers rewrite what legitimately changes between two recordings of
+// the same scenario: ids, timestamps, durations, process ids, ports and
+// random chunk ids. Everything else must be byte-identical.
+var normalisers = []normaliser{
+	// UUIDs (session, thread, turn, item, message and request ids).
+	{regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`), "<UUID>"},
+	// RFC 3339 timestamps, Codex rollout file stamps, dates.
+	{regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d[:-]\d\d[:-]\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?`), "<TIME>"},
+	{regexp.MustCompile(`\d{4}[-/]\d\d[-/]\d\d`), "<DATE>"},
+	// JSON numbers whose key names a time, a duration, a pid or a cost of
+	// time: durations, emittedAtMs, createdAt, ttft_ms, retry_delay_ms, ...
+	{regexp.MustCompile(`"([A-Za-z_]*(?:[Dd]uration|_ms|Ms|At|_at|[Tt]imestamp|ttft|[Tt]ime|[Dd]elay|[Pp]id|processId|Seconds|_secs?)[A-Za-z_]*)":\s*"?-?\d+(\.\d+)?"?`), `"$1":0`},
+	// Free-text durations (Codex tool output, app-server stderr).
+	{regexp.MustCompile(`(Wall time: )\d+(\.\d+)? seconds`), "${1}0 seconds"},
+	{regexp.MustCompile(`\b\d+(\.\d+)?(ms|µs|s)\b`), "<DUR>"},
+	// Codex exec_command chunk ids, Claude's per-process socket path.
+	{regexp.MustCompile(`(Chunk ID: )[0-9a-f]+`), "${1}<ID>"},
+	{regexp.MustCompile(`(cc-socks/)\d+`), "${1}<PID>"},
+	// Ephemeral ports.
+	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:<PORT>"},
+}
+
+// Normalize rewrites b for comparison (see normalisers).
+func Normalize(b []byte) []byte {
+	for _, n := range normalisers {
+		b = n.re.ReplaceAll(b, []byte(n.repl))
+	}
+	return b
+}
+
+// volatileMeta are meta.json lines dropped before compare.
+var volatileMeta = regexp.MustCompile(`(?m)^\s*"(recorded|duration_ms)": .*\n`)
+
+// Verify compares the recordings under got with those under want (both
+// corpus roots), for the cases present in got and, when match is set, the
+// cases of want it selects; it returns the drift as a unified diff after
+// normalisation ("" when there is none).
 func Verify(want, got string, match *regexp.Regexp) (string, error) {
+	gotFiles, err := recordedFiles(got)
+	if err != nil {
+		return "", err
+	}
+	wantFiles, err := recordedFiles(want)
+	if err != nil {
+		return "", err
+	}
+	// Compare only the cases that were re-recorded, plus any selected case
+	// that should have been.
+	gotCases := map[string]bool{}
+	for f := range gotFiles {
+		gotCases[caseOf(f)] = true
+	}
+	var out strings.Builder
+	var paths []string
+	seen := map[string]bool{}
+	for f := range gotFiles {
+		paths, seen[f] = append(paths, f), true
+	}
+	for f := range wantFiles {
+		c := caseOf(f)
+		if seen[f] || !(gotCases[c] || (match != nil && match.MatchString(c))) {
+			continue
+		}
+		paths = append(paths, f)
+	}
+	sort.Strings(paths)
+	for _, f := range paths {
+		_, inWant := wantFiles[f]
+		_, inGot := gotFiles[f]
+		switch {
+		case !inWant:
+			fmt.Fprintf(&out, "+++ new file %s (not in the committed corpus)\n", f)
+			continue
+		case !inGot:
+			fmt.Fprintf(&out, "--- missing file %s (committed, not re-recorded)\n", f)
+			continue
+		}
+		a, err := os.ReadFile(filepath.Join(want, f))
+		if err != nil {
+			return "", err
+		}
+		b, err := os.ReadFile(filepath.Join(got, f))
+		if err != nil {
+			return "", err
+		}
+		if filepath.Base(f) == "meta.json" {
+			a, b = volatileMeta.ReplaceAll(a, nil), volatileMeta.ReplaceAll(b, nil)
+		}
+		a, b = Normalize(a), Normalize(b)
+		if bytes.Equal(a, b) {
+			continue
+		}
+		d, err := diff(f, a, b)
+		if err != nil {
+			return "", err
+		}
+		out.WriteString(d)
+	}
+	return out.String(), nil
+}
+
+// recordedFiles lists the regular files under root/<provider>/ relative to
+// root, skipping the scenarios directory and source files.
+func recordedFiles(root string) (map[string]bool, error) {
+	files := map[string]bool{}
+	for _, p := range Providers {
+		dir := filepath.Join(root, p)
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if os.IsNotExist(err) && path == dir {
+					return fs.SkipDir
+				}
+				return err
+			}
+			if d.Type().IsRegular() {
+				rel, err := filepath.Rel(root, path)
+				if err != nil {
+					return err
+				}
+				files[filepath.ToSlash(rel)] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// caseOf returns <provider>/<cli>@<version>/<case> of a recorded file path.
+func caseOf(f string) string {
+	parts := strings.SplitN(f, "/", 4)
+	if len(parts) < 3 {
+		return f
+	}
+	return strings.Join(parts[:3], "/")
+}
+
+// diff returns a unified diff of a and b, with diff -u when available.
+func diff(name string, a, b []byte) (string, error) {
+	if _, err := exec.LookPath("diff"); err == nil {
+		dir, err := os.MkdirTemp("", "agentwire-diff-")
+		if err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(dir)
+		pa, pb := filepath.Join(dir, "want"), filepath.Join(dir, "got")
+		if err := os.WriteFile(pa, a, 0o644); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(pb, b, 0o644); err != nil {
+			return "", err
+		}
+		out, err := exec.Command("diff", "-u", "--label", "committed/"+name, "--label", "recorded/"+name, pa, pb).Output()
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+			return string(out), nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("diff %s: %w", name, err)
+		}
+		return string(out), nil
+	}
+	// Fallback: the first differing line.
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; i < len(la) || i < len(lb); i++ {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return fmt.Sprintf("--- committed/%s\n+++ recorded/%s\n@@ line %d @@\n-%s\n+%s\n", name, name, i+1, x, y), nil
+		}
+	}
 	return "", nil
 }

@@ -1,0 +1,74 @@
+package record
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"session_id":"2225c5ba-fc8e-47ff-99cd-9b25ff5d6692"}`, `{"session_id":"<UUID>"}`},
+		{`"timestamp":"2026-11-30T03:06:47.454Z"`, `"timestamp":"<TIME>"`},
+		{`rollout-2026-11-30T03-21-31-x.jsonl`, `rollout-<TIME>-x.jsonl`},
+		{`sessions/2026/11/30/`, `sessions/<DATE>/`},
+		{`"duration_ms":408,"ttft_ms":387,"emittedAtMs":1796008752719`, `"duration_ms":0,"ttft_ms":0,"emittedAtMs":0`},
+		{`"createdAt":1796008755,"input_tokens":120`, `"createdAt":0,"input_tokens":120`},
+		{`Wall time: 0.0123 seconds`, `Wall time: 0 seconds`},
+		{`Chunk ID: e9ac78`, `Chunk ID: <ID>`},
+		{`http://127.0.0.1:41234/v1`, `http://127.0.0.1:<PORT>/v1`},
+		{`/tmp/cc-socks/8860.sock`, `/tmp/cc-socks/<PID>.sock`},
+		{`"text":"That printed 8000 lines."`, `"text":"That printed 8000 lines."`},
+	} {
+		if got := string(Normalize([]byte(tc.in))); got != tc.want {
+			t.Errorf("Normalize(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestVerify(t *testing.T) {
+	want, got := t.TempDir(), t.TempDir()
+	writeFiles(t, want, map[string]string{
+		"codex/codex@1/text/stdout":    "{\"thread_id\":\"01a22a6f-2525-7f52-8c56-da20a9c4a6f7\"}\n{\"text\":\"hi\"}\n",
+		"codex/codex@1/text/meta.json": "{\n  \"exit_code\": 0,\n  \"recorded\": \"x\",\n  \"duration_ms\": 5\n}\n",
+		"codex/codex@1/other/stdout":   "not re-recorded, not selected\n",
+	})
+	writeFiles(t, got, map[string]string{
+		"codex/codex@1/text/stdout":    "{\"thread_id\":\"01a22a70-34fd-7340-85e6-9ab9a625b702\"}\n{\"text\":\"hi\"}\n",
+		"codex/codex@1/text/meta.json": "{\n  \"exit_code\": 0,\n  \"recorded\": \"y\",\n  \"duration_ms\": 7\n}\n",
+	})
+	d, err := Verify(want, got, nil)
+	if err != nil || d != "" {
+		t.Fatalf("same recording after normalisation: drift %q, err %v", d, err)
+	}
+	writeFiles(t, got, map[string]string{
+		"codex/codex@1/text/stdout": "{\"thread_id\":\"01a22a70-34fd-7340-85e6-9ab9a625b702\"}\n{\"text\":\"bye\"}\n",
+		"codex/codex@1/text/stderr": "new\n",
+	})
+	d, err = Verify(want, got, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`-{"text":"hi"}`, `+{"text":"bye"}`, "new file codex/codex@1/text/stderr"} {
+		if !strings.Contains(d, w) {
+			t.Errorf("drift lacks %q:\n%s", w, d)
+		}
+	}
+	if strings.Contains(d, "other") {
+		t.Errorf("drift mentions a case that was not selected:\n%s", d)
+	}
+}
