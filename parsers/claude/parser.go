@@ -136,6 +136,9 @@ type Parser struct {
 	msgUsage  map[string]apiUsage
 	usageKeys []string
 
+	// sl is the reused decode target of stream_event lines.
+	sl streamLine
+
 	// pending CLI control requests, by id and in arrival order.
 	pending      map[string]*ControlRequest
 	pendingOrder []string
@@ -207,14 +210,16 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 		}
 		return p.bad(f, "message without a string type")
 	}
+	if string(typ) == "stream_event" {
+		// The hot path checks its session id while decoding.
+		return p.streamEvent(f)
+	}
 	if sid, ok := f.Peek("session_id"); ok && len(sid) > 0 {
 		if err := p.session(f, sid); err != nil {
 			return err
 		}
 	}
 	switch string(typ) {
-	case "stream_event":
-		return p.streamEvent(f)
 	case "assistant":
 		return p.assistant(f)
 	case "user":

@@ -72,9 +72,15 @@ func (p *Parser) currentMessage(scope string) *message {
 // streamEvent handles a stream_event line: one Anthropic Messages SSE
 // event of the model response being generated in its scope.
 func (p *Parser) streamEvent(f ndjson.Frame) error {
-	var l streamLine
-	if err := f.Decode(&l); err != nil {
+	l := &p.sl
+	*l = streamLine{}
+	if err := f.Decode(l); err != nil {
 		return p.decodeErr(f, err)
+	}
+	if l.SessionID.n != 0 {
+		if err := p.session(f, l.SessionID.bytes()); err != nil {
+			return err
+		}
 	}
 	scope := l.ParentToolUseID
 	ev := &l.Event
@@ -148,7 +154,7 @@ func (p *Parser) streamEvent(f ndjson.Frame) error {
 		}
 		return p.em.Custom(provider, "stream_event.error", driver.StreamPayload{ScopeID: scope, Raw: raw})
 	}
-	return p.customEvent(f, scope, "stream_event."+eventName(ev.Type))
+	return p.customEvent(f, scope, "stream_event."+eventName(string(ev.Type)))
 }
 
 func eventName(s string) string {
@@ -252,8 +258,8 @@ func (p *Parser) blockDelta(f ndjson.Frame, scope string, ev *sseEvent) error {
 	if m.coarse {
 		return p.em.Err()
 	}
-	d := ev.Delta
-	if d == nil {
+	d := &ev.Delta
+	if d.Type == "" {
 		return p.customEvent(f, scope, "stream_event.content_block_delta")
 	}
 	b := m.blocks[ev.Index]
@@ -293,7 +299,7 @@ func (p *Parser) blockDelta(f ndjson.Frame, scope string, ev *sseEvent) error {
 	if raw != nil {
 		raw["index"] = l.Event.Index
 	}
-	return p.em.Custom(provider, "delta."+eventName(d.Type), driver.StreamPayload{ScopeID: scope, MessageID: m.key.id, Raw: raw})
+	return p.em.Custom(provider, "delta."+eventName(string(d.Type)), driver.StreamPayload{ScopeID: scope, MessageID: m.key.id, Raw: raw})
 }
 
 // closeBlock ends a block's lifecycle (no-op when it is closed).

@@ -1,6 +1,11 @@
 package claude
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+
+	segjson "github.com/segmentio/encoding/json"
+)
 
 // This file holds the typed wire shapes the parser decodes, one struct per
 // message type, each decoded once with ndjson.Frame.Decode after the
@@ -145,17 +150,22 @@ type PermissionDenial struct {
 
 // streamLine is {"type":"stream_event"} (--include-partial-messages): an
 // Anthropic Messages SSE event object in event.
+//
+// It is the hot path (one line per token with partial messages), so it
+// decodes without allocating beyond the delta text: the parser reuses one
+// streamLine, names are interned, the session id is compared in place.
 type streamLine struct {
 	Event           sseEvent `json:"event"`
 	ParentToolUseID string   `json:"parent_tool_use_id"`
+	SessionID       idField  `json:"session_id"`
 }
 
 type sseEvent struct {
-	Type         string        `json:"type"`
+	Type         name          `json:"type"`
 	Index        int           `json:"index"`
 	Message      *sseMessage   `json:"message"`
 	ContentBlock *contentBlock `json:"content_block"`
-	Delta        *sseDelta     `json:"delta"`
+	Delta        sseDelta      `json:"delta"`
 	Usage        *apiUsage     `json:"usage"`
 	Error        *apiError     `json:"error"`
 }
@@ -170,7 +180,7 @@ type sseMessage struct {
 // signature_delta, input_json_delta, citations_delta) and of message_delta
 // (stop_reason).
 type sseDelta struct {
-	Type        string `json:"type"`
+	Type        name   `json:"type"`
 	Text        string `json:"text"`
 	Thinking    string `json:"thinking"`
 	PartialJSON string `json:"partial_json"`
@@ -203,4 +213,71 @@ type controlLine struct {
 		Response  json.RawMessage `json:"response"`
 		Error     string          `json:"error"`
 	} `json:"response"`
+}
+
+// name is a protocol name (an event, delta or block type). Known names are
+// interned, so decoding one does not allocate.
+type name string
+
+var knownNames = func() map[string]name {
+	m := map[string]name{}
+	for _, s := range []string{"message_start", "content_block_start", "content_block_delta", "content_block_stop",
+		"message_delta", "message_stop", "ping", "error", "text_delta", "thinking_delta", "signature_delta",
+		"input_json_delta", "citations_delta", "text", "thinking", "tool_use"} {
+		m[s] = name(s)
+	}
+	return m
+}()
+
+func (n *name) UnmarshalJSON(b []byte) error {
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		if v, ok := knownNames[string(b[1:len(b)-1])]; ok {
+			*n = v
+			return nil
+		}
+	}
+	if string(b) == "null" {
+		return nil
+	}
+	var s string
+	if err := segjson.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*n = name(s)
+	return nil
+}
+
+// idField holds a session id as decoded, without allocating for ids of
+// up to 64 bytes without escapes (UUIDs); longer or escaped ids are
+// decoded into a string.
+type idField struct {
+	set  bool
+	n    int
+	b    [64]byte
+	long string
+}
+
+func (f *idField) UnmarshalJSON(b []byte) error {
+	*f = idField{}
+	if string(b) == "null" {
+		return nil
+	}
+	if len(b) >= 2 && len(b)-2 <= len(f.b) && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b, '\\') < 0 {
+		f.set, f.n = true, copy(f.b[:], b[1:len(b)-1])
+		return nil
+	}
+	var s string
+	if err := segjson.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	f.set, f.long, f.n = true, s, -1
+	return nil
+}
+
+// bytes returns the id; it aliases f.
+func (f *idField) bytes() []byte {
+	if f.n < 0 {
+		return []byte(f.long)
+	}
+	return f.b[:f.n]
 }

@@ -1,0 +1,115 @@
+package claude
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/ndjson"
+)
+
+// countSink counts what it receives and keeps nothing: the benchmark
+// measures framing and parsing, not a host's storage.
+type countSink struct{ events, payloads int }
+
+func (s *countSink) Emit(driver.RunEvent) error            { s.events++; return nil }
+func (s *countSink) EmitStream(driver.StreamPayload) error { s.payloads++; return nil }
+
+const benchSID = "41287ef0-450f-4d7a-8ff2-242aa812f532"
+
+// partialStream builds a --include-partial-messages stream shaped like the
+// 2.1.328 recordings: per message a message_start, a text block of
+// `deltas` text_delta events, its snapshot, a tool_use block streamed by
+// input_json_delta, its snapshot, the stops, a tool result; then a result.
+func partialStream(messages, deltas int) (stream []byte, lines int) {
+	var b strings.Builder
+	line := func(s string) {
+		b.WriteString(s)
+		b.WriteByte('\n')
+		lines++
+	}
+	env := `,"parent_tool_use_id":null,"session_id":"` + benchSID + `","uuid":"14c64b53-70c9-4b34-93c5-27ac615e1f47"}`
+	line(`{"type":"system","subtype":"init","cwd":"/w","session_id":"` + benchSID + `","tools":["Bash"],"model":"claude-opus-5-5","claude_code_version":"2.1.328","uuid":"99724e0b-d1e8-4b06-a504-11672c2be669"}`)
+	for m := range messages {
+		id := "msg_bench_" + strconv.Itoa(m)
+		tool := "toolu_bench_" + strconv.Itoa(m)
+		line(`{"type":"stream_event","event":{"type":"message_start","message":{"id":"` + id + `","type":"message","role":"assistant","model":"claude-opus-5-5","content":[],"stop_reason":null,"usage":{"input_tokens":120,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}` + env)
+		line(`{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}` + env)
+		var text strings.Builder
+		for d := range deltas {
+			w := "word" + strconv.Itoa(d) + " "
+			text.WriteString(w)
+			line(`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"` + w + `"}}` + env)
+		}
+		line(`{"type":"assistant","message":{"id":"` + id + `","type":"message","role":"assistant","model":"claude-opus-5-5","content":[{"type":"text","text":"` + text.String() + `"}],"stop_reason":null,"usage":{"input_tokens":120,"output_tokens":1}}` + env)
+		line(`{"type":"stream_event","event":{"type":"content_block_stop","index":0}` + env)
+		line(`{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"` + tool + `","name":"Bash","input":{}}}` + env)
+		for _, frag := range []string{``, `{\"command\":\"echo `, `hello\",\"description\"`, `:\"Print\"}`} {
+			line(`{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"` + frag + `"}}` + env)
+		}
+		line(`{"type":"assistant","message":{"id":"` + id + `","type":"message","role":"assistant","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"` + tool + `","name":"Bash","input":{"command":"echo hello","description":"Print"}}],"stop_reason":null,"usage":{"input_tokens":120,"output_tokens":1}}` + env)
+		line(`{"type":"stream_event","event":{"type":"content_block_stop","index":1}` + env)
+		line(`{"type":"stream_event","event":{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":60}}` + env)
+		line(`{"type":"stream_event","event":{"type":"message_stop"}` + env)
+		line(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"` + tool + `","type":"tool_result","content":"hello","is_error":false}]}` + env)
+	}
+	line(`{"type":"result","subtype":"success","is_error":false,"duration_ms":10,"duration_api_ms":9,"num_turns":1,"result":"done","session_id":"` + benchSID + `","total_cost_usd":0.1,"usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":25},"uuid":"894a597c-b4ec-4baf-8a0e-6809b77f00b0"}`)
+	return []byte(b.String()), lines
+}
+
+// BenchmarkParsePartial: ndjson framing + parser + a counting sink over a
+// synthetic partial-messages stream, streaming on.
+func BenchmarkParsePartial(b *testing.B) {
+	stream, lines := partialStream(200, 50)
+	opts := Options{Streaming: true, PartialMessages: true}
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	rd := ndjson.NewReader(nil, ndjson.Options{})
+	src := bytes.NewReader(stream)
+	for b.Loop() {
+		src.Reset(stream)
+		rd.Reset(src)
+		p := New(&countSink{}, opts)
+		for {
+			f, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := p.Feed(f); err != nil {
+				b.Fatal(err)
+			}
+		}
+		resp, err := p.Finish(Outcome{})
+		if err != nil || resp.Output != "done" || !resp.Checkpoint.Valid {
+			b.Fatalf("bad run: %v %+v", err, resp.Checkpoint)
+		}
+	}
+	b.ReportMetric(float64(lines), "lines/op")
+}
+
+// TestBenchStreamIsValid keeps the benchmark's input honest: it is a
+// conforming stream with the expected deltas.
+func TestBenchStreamIsValid(t *testing.T) {
+	stream, _ := partialStream(3, 5)
+	c := tcase{name: "bench", stdout: stream, opts: Options{Streaming: true, PartialMessages: true}}
+	r := replay(t, c, chunkers[0])
+	check(t, c, r)
+	var deltas, args int
+	for _, p := range r.Payloads {
+		switch p.Kind {
+		case driver.StreamTextContent:
+			deltas++
+		case driver.StreamToolCallArgs:
+			args++
+		}
+	}
+	if deltas != 15 || args != 9 || r.Response.Output != "done" || !r.Response.Checkpoint.Valid {
+		t.Fatalf("deltas %d args %d output %q checkpoint %+v", deltas, args, r.Response.Output, r.Response.Checkpoint)
+	}
+}

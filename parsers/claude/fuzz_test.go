@@ -1,0 +1,122 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fuzzCase builds a case from fuzz inputs: flags bit 0 partial messages,
+// bit 1 control protocol, bit 2 streaming, bit 3 a non-zero exit, bit 4
+// cancelled; stdin answers nothing.
+func fuzzCase(stream []byte, flags byte) tcase {
+	return tcase{name: "fuzz", stdout: stream,
+		opts: Options{PartialMessages: flags&1 != 0, ControlProtocol: flags&2 != 0, Streaming: flags&4 != 0,
+			SessionData: map[string]string{driver.ParamCWD: "/w"}},
+		out: Outcome{ExitCode: int(flags>>3) & 1, Cancelled: flags&16 != 0}}
+}
+
+// FuzzParser feeds whole multi-line streams. Oracles: no panic; zero
+// validator violations (lifecycle grammar, transcript mirror, response
+// rules); the same result under a random chunking as whole; and no valid
+// checkpoint unless earned: a clean outcome, a root success result whose
+// session_id is the resume id, and no malformed line.
+func FuzzParser(f *testing.F) {
+	for _, c := range allCases(f) {
+		if len(c.stdout) <= 64<<10 {
+			var flags byte = 4
+			if c.opts.PartialMessages {
+				flags |= 1
+			}
+			if c.opts.ControlProtocol {
+				flags |= 2
+			}
+			f.Add(c.stdout, flags, uint64(1))
+		}
+	}
+	f.Fuzz(func(t *testing.T, stream []byte, flags byte, seed uint64) {
+		c := fuzzCase(stream, flags)
+		whole := replay(t, c, chunkers[0])
+		check(t, c, whole)
+		rnd := replay(t, c, chunker{"random", func(b []byte) io.Reader {
+			return &randReader{b: b, r: rand.New(rand.NewPCG(seed, 1))}
+		}})
+		if d := cmp.Diff(whole.comparable(), rnd.comparable(), cmpOpts); d != "" {
+			t.Fatalf("random chunking differs (-whole +random):\n%s", d)
+		}
+		earned(t, c, whole)
+	})
+}
+
+// earned checks a Valid checkpoint against the stream itself.
+func earned(t testing.TB, c tcase, r run) {
+	t.Helper()
+	cp := r.Response.Checkpoint
+	if cp == nil || !cp.Valid {
+		return
+	}
+	if !c.out.Clean() || r.Response.Failure != nil || r.err != nil {
+		t.Fatalf("valid checkpoint with outcome %+v, failure %v, err %v", c.out, r.Response.Failure, r.err)
+	}
+	term := r.Response.RawStreams.Terminal
+	if term == nil {
+		t.Fatal("valid checkpoint without a terminal")
+	}
+	var res struct {
+		Type      string `json:"type"`
+		Subtype   string `json:"subtype"`
+		IsError   *bool  `json:"is_error"`
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal(term.JSON, &res); err != nil || res.Type != "result" || res.Subtype != "success" ||
+		res.IsError == nil || *res.IsError || res.SessionID == "" || res.SessionID != cp.State.ResumeID {
+		t.Fatalf("valid checkpoint %q from terminal %s", cp.State.ResumeID, term.JSON)
+	}
+	if !bytes.Contains(c.stdout, term.JSON) {
+		t.Fatal("terminal JSON is not bytes of the stream")
+	}
+	for _, it := range r.Items {
+		if it.Kind == driver.TranscriptStdout || it.Subtype == "malformed" {
+			t.Fatalf("valid checkpoint despite a malformed line: %+v", it)
+		}
+	}
+}
+
+// TestWriteFuzzSeeds writes the seed corpus in Go's format under
+// testdata/fuzz/FuzzParser (with -update), so plain go test replays it.
+func TestWriteFuzzSeeds(t *testing.T) {
+	if !*update {
+		t.Skip("run with -update to rewrite the seed corpus")
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzParser")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range allCases(t) {
+		if len(c.stdout) > 64<<10 {
+			continue
+		}
+		var flags byte = 4
+		if c.opts.PartialMessages {
+			flags |= 1
+		}
+		if c.opts.ControlProtocol {
+			flags |= 2
+		}
+		body := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\nbyte(%s)\nuint64(1)\n", strconv.Quote(string(c.stdout)), strconv.QuoteRune(rune(flags)))
+		name := "seed-" + strings.NewReplacer("/", "_", "@", "_").Replace(c.name)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
