@@ -122,3 +122,47 @@ func TestLinearWork(t *testing.T) {
 		}
 	}
 }
+
+func TestReset(t *testing.T) {
+	in := []byte("\xEF\xBB\xBFevent: e\nid: 1\ndata: " + strings.Repeat("x", 100<<10) + "\ndata: y\n\ndata: tail")
+	want := readAll(t, in, Options{Spans: true}, []int{1000})
+	r := NewReader(strings.NewReader("data: other\r\nid: 9\r\n\r\ndata: unterminated"), Options{})
+	r.Next()
+	r.Next()
+	for i := range 3 {
+		r.Reset(&chunkReader{data: in, sizes: []int{1000}}, Options{Spans: true})
+		var gs []got
+		for {
+			f, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			gs = append(gs, fromFrame(f, err))
+		}
+		if fmt.Sprint(gs) != fmt.Sprint(want) {
+			t.Fatalf("run %d after Reset: %v\nwant %v", i, gs, want)
+		}
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		r.Reset(bytes.NewReader(in), Options{})
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+	})
+	if allocs > 2 { // the bytes.Reader and the ID string "1"
+		t.Errorf("%v allocs per reset stream, want at most 2", allocs)
+	}
+	var n int
+	d := NewDecoder(Options{}, nil)
+	d.Reset(Options{}, func(Frame, error) error { n++; return nil })
+	d.Write(in)
+	d.Close()
+	d.Reset(Options{}, func(Frame, error) error { n++; return nil })
+	d.Write(in)
+	d.Close()
+	if n != 4 {
+		t.Fatalf("decoder after Reset emitted %d frames, want 4", n)
+	}
+}

@@ -28,6 +28,9 @@ const (
 
 // finder remembers where the next occurrence of a byte is, or how far the
 // buffer is known not to contain it, so that no byte is searched twice.
+//
+// Invariant: while at < 0, buf[ls:from] holds no occurrence either, because
+// every search starts at or after the current line start and before from.
 type finder struct {
 	at   int // index of the next occurrence, or -1
 	from int // when at < 0: buf[from:w] holds no occurrence
@@ -41,12 +44,13 @@ func (f *finder) find(buf []byte, start, end int, c byte, work *int64) int {
 	if f.at >= 0 || from < start {
 		from = start
 	}
-	*work += int64(end - from)
 	i := bytes.IndexByte(buf[from:end], c)
 	if i < 0 {
+		*work += int64(end - from)
 		f.at, f.from = -1, end
 		return -1
 	}
+	*work += int64(i + 1)
 	f.at = from + i
 	return f.at
 }
@@ -110,6 +114,18 @@ type machine struct {
 	work int64 // bytes examined or copied, for the linear-work tests
 }
 
+// reset prepares the machine for a new stream with options o, keeping its
+// buffers and interned names.
+func (m *machine) reset(o Options) {
+	buf, dbuf, names := m.buf, m.dbuf[:0], m.names
+	*m = machine{}
+	m.init(o)
+	if len(buf) >= len(m.buf) {
+		m.buf = buf
+	}
+	m.dbuf, m.names = dbuf, names
+}
+
 func (m *machine) init(o Options) {
 	m.maxEvent = o.MaxEventSize
 	if m.maxEvent <= 0 {
@@ -121,7 +137,9 @@ func (m *machine) init(o Options) {
 	if n < 4 {
 		n = 4
 	}
-	m.buf = make([]byte, n)
+	if len(m.buf) < n {
+		m.buf = make([]byte, n)
+	}
 	m.line, m.blockLine = 1, 1
 	m.lf.at, m.cr.at = -1, -1
 }
@@ -173,8 +191,18 @@ func (m *machine) shift(n int) {
 // terminator and the terminator's length. ok is false when more input is
 // needed to tell.
 func (m *machine) lineEnd(atEOF bool) (end, n int, ok bool) {
-	lfi := m.lf.find(m.buf, m.ls, m.w, '\n', &m.work)
-	cri := m.cr.find(m.buf, m.ls, m.w, '\r', &m.work)
+	lfi := m.lf.at
+	if lfi < m.ls {
+		lfi = m.lf.find(m.buf, m.ls, m.w, '\n', &m.work)
+	}
+	cri := m.cr.at
+	if cri < m.ls {
+		if m.cr.at < 0 && m.cr.from >= m.w {
+			cri = -1 // no CR in buf[m.ls:m.w] (see finder)
+		} else {
+			cri = m.cr.find(m.buf, m.ls, m.w, '\r', &m.work)
+		}
+	}
 	if cri >= 0 && (lfi < 0 || cri < lfi) {
 		// WHATWG: lines end with CRLF, a lone LF or a lone CR. A CR as the
 		// last byte so far may be the first half of a CRLF: wait for the

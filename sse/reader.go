@@ -29,6 +29,14 @@ func NewReader(r io.Reader, opts Options) *Reader {
 	return rd
 }
 
+// Reset makes r read a new stream from src with opts, as NewReader would,
+// but keeping the buffers r has grown, so that reading many streams does not
+// allocate. It does not close the previous source.
+func (r *Reader) Reset(src io.Reader, opts Options) {
+	*r = Reader{m: r.m, src: src, tee: opts.Tee}
+	r.m.reset(opts)
+}
+
 // Next returns the next frame: a dispatched event, or with Options.Spans
 // any accounted span. Data and Raw of the returned frame are valid until the
 // next call to Next.
@@ -166,6 +174,13 @@ func NewDecoder(opts Options, emit func(Frame, error) error) *Decoder {
 	d := &Decoder{tee: opts.Tee, emit: emit}
 	d.m.init(opts)
 	return d
+}
+
+// Reset makes d decode a new stream with opts and emit, as NewDecoder
+// would, but keeping the buffers d has grown.
+func (d *Decoder) Reset(opts Options, emit func(Frame, error) error) {
+	*d = Decoder{m: d.m, tee: opts.Tee, emit: emit}
+	d.m.reset(opts)
 }
 
 // Write decodes p, calling emit for each frame it completes. It never
