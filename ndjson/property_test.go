@@ -113,6 +113,9 @@ func TestPropChunking(t *testing.T) {
 		in := genWire(maxLine).Draw(t, "in")
 		sizes := genSizes().Draw(t, "sizes")
 		defer setInitialBufferSize(rapid.SampledFrom([]int{1, 3, 16, 64 << 10}).Draw(t, "buf"))()
+		// Poisoning must only ever hit bytes already handed out.
+		poisonBorrowed = rapid.Bool().Draw(t, "poison")
+		defer func() { poisonBorrowed = false }()
 		opts := Options{MaxLineSize: maxLine}
 		want := refFrames(in, maxLine)
 		if d := cmp.Diff(want, readAll(t, in, opts, sizes)); d != "" {
