@@ -274,7 +274,7 @@ func (r *ControlRequest) Answer(res driver.DecisionResponse) ([]byte, error) {
 			for k, v := range res.Answer {
 				m[k] = v
 			}
-			b, err := segjson.Marshal(m)
+			b, err := segjson.Append(nil, m, segjson.SortMapKeys)
 			if err != nil {
 				return nil, err
 			}
@@ -309,7 +309,7 @@ type userMessageLine struct {
 //
 // sessionID may be empty: the CLI's own id is authoritative.
 func EncodeUserMessage(sessionID, text string) []byte {
-	c, _ := segjson.Marshal(text) // a string always marshals
+	c, _ := segjson.Append(nil, text, 0) // a string always encodes
 	b, _ := EncodeUserContent(sessionID, c)
 	return b
 }
@@ -433,8 +433,10 @@ func EncodeInitialize(requestID string, hooks json.RawMessage) ([]byte, error) {
 		}{"initialize", h}})
 }
 
+// marshalLine encodes v as one line: keys in struct order (maps sorted),
+// no HTML escaping ("&&" stays "&&", as the CLI and the SDKs write it).
 func marshalLine(v any) ([]byte, error) {
-	b, err := segjson.Marshal(v)
+	b, err := segjson.Append(nil, v, segjson.SortMapKeys)
 	if err != nil {
 		return nil, err
 	}

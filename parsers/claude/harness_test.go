@@ -271,3 +271,16 @@ func (r run) comparable() run {
 }
 
 var cmpOpts = cmp.Options{cmp.AllowUnexported(run{}), cmp.Comparer(func(a, b json.RawMessage) bool { return bytes.Equal(a, b) })}
+
+// frames splits a stream into owned frames.
+func frames(b []byte) []ndjson.Frame {
+	var out []ndjson.Frame
+	rd := ndjson.NewReader(bytes.NewReader(b), ndjson.Options{})
+	for {
+		f, err := rd.Next()
+		if err != nil {
+			return out
+		}
+		out = append(out, f.Clone())
+	}
+}

@@ -107,6 +107,8 @@ type Parser struct {
 	// malformed counts malformed lines and framing errors; any poisons the
 	// checkpoint.
 	malformed int
+	// problem is the first malformed line's reason.
+	problem string
 	// custom counts payloads of kinds this parser does not know.
 	custom int
 
@@ -270,7 +272,7 @@ func (p *Parser) FeedError(err error) error {
 	if err == nil {
 		return p.em.Err()
 	}
-	p.malformed++
+	p.poison(err.Error())
 	raw := map[string]any{"error": err.Error()}
 	meta := map[string]string{}
 	var le *ndjson.LineError
@@ -290,7 +292,7 @@ func (p *Parser) FeedError(err error) error {
 // nonJSON records a stdout line that is not a JSON object (a banner, a
 // debug print, a truncated line) as a stdout item, verbatim.
 func (p *Parser) nonJSON(f ndjson.Frame) error {
-	p.malformed++
+	p.poison("line " + strconv.Itoa(f.Line) + ": not a JSON object")
 	if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptStdout, Text: string(f.Data),
 		Metadata: map[string]string{"line": strconv.Itoa(f.Line)}}); err != nil {
 		return err
@@ -299,9 +301,20 @@ func (p *Parser) nonJSON(f ndjson.Frame) error {
 		"error": "not a JSON object", "line": f.Line, "offset": f.Offset}})
 }
 
+func (p *Parser) poison(reason string) {
+	if p.malformed == 0 {
+		p.problem = reason
+	}
+	p.malformed++
+}
+
 // bad records a malformed line.
 func (p *Parser) bad(f ndjson.Frame, reason string) error {
-	p.malformed++
+	if strings.HasPrefix(reason, "ndjson: ") {
+		p.poison(reason) // a LineError names its line
+	} else {
+		p.poison("line " + strconv.Itoa(f.Line) + ": " + reason)
+	}
 	if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Subtype: "malformed", Text: reason,
 		Metadata: map[string]string{"line": strconv.Itoa(f.Line), "offset": strconv.FormatInt(f.Offset, 10)}}); err != nil {
 		return err
@@ -956,6 +969,43 @@ func (p *Parser) fallbackUsage() *driver.Usage {
 
 // ---- finish ----
 
+// Response.Metadata keys.
+const (
+	MetaTransport  = "transport"           // always "claude-stream-json"
+	MetaState      = "protocol_state"      // idle, running or result at Finish
+	MetaVersion    = "claude_code_version" // from system/init
+	MetaMalformed  = "malformed"           // number of malformed lines and framing errors, when any
+	MetaProblem    = "first_problem"       // the first malformed line's reason, when any
+	MetaUnknown    = "unknown"             // number of custom payloads for unmapped types, when any
+	MetaCheckpoint = "checkpoint"          // why the checkpoint is not valid, when it is not
+)
+
+// whyInvalid names the first contract condition an invalid checkpoint
+// missed.
+func (p *Parser) whyInvalid(out Outcome, failure *driver.RunFailure, st *driver.SessionState) string {
+	switch {
+	case !out.Clean():
+		return "unclean process outcome"
+	case failure != nil:
+		return "run failed"
+	case p.malformed > 0:
+		return "malformed protocol"
+	case p.sidChanged:
+		return "session id changed mid-stream"
+	case p.result == nil:
+		return "no result"
+	case !p.success:
+		return "result is not a success"
+	case p.result.SessionID == "":
+		return "result without session_id"
+	case p.result.SessionID != p.sid:
+		return "result session_id differs from the announced one"
+	case !roundTrips(st):
+		return "codec does not round-trip the state"
+	}
+	return "invalid"
+}
+
 // Finish ends the run: it records the partial blocks no snapshot
 // confirmed, closes every open lifecycle, emits the one terminal payload
 // (run.finished with the usage, or run.error with the failure) and returns
@@ -994,15 +1044,19 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 	}
 	resp.Failure = p.failure(out)
 	resp.Checkpoint = p.checkpoint(out, resp.Failure)
-	meta := map[string]string{"transport": "stream-json"}
+	meta := map[string]string{MetaTransport: "claude-stream-json", MetaState: p.state.String()}
 	if p.version != "" {
-		meta["claude_code_version"] = p.version
+		meta[MetaVersion] = p.version
 	}
 	if p.malformed > 0 {
-		meta["malformed_lines"] = strconv.Itoa(p.malformed)
+		meta[MetaMalformed] = strconv.Itoa(p.malformed)
+		meta[MetaProblem] = p.problem
 	}
 	if p.custom > 0 {
-		meta["custom_payloads"] = strconv.Itoa(p.custom)
+		meta[MetaUnknown] = strconv.Itoa(p.custom)
+	}
+	if cp := resp.Checkpoint; cp != nil && !cp.Valid {
+		meta[MetaCheckpoint] = p.whyInvalid(out, resp.Failure, cp.State)
 	}
 	resp.Metadata = meta
 	ferr := p.em.Finish(resp.Usage, resp.Failure)
