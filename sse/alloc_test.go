@@ -115,8 +115,10 @@ func TestLinearWork(t *testing.T) {
 			if limit := 8*int64(len(in)) + 1024; m.work > limit {
 				t.Errorf("%s/%s: %d bytes of work for %d input bytes (limit %d)", name, face, m.work, len(in), limit)
 			}
-			if strings.HasPrefix(name, "oversize") && len(m.buf) > 4*opts.MaxEventSize {
-				t.Errorf("%s/%s: buffer grew to %d with a limit of %d", name, face, len(m.buf), opts.MaxEventSize)
+			if strings.HasPrefix(name, "oversize") {
+				if lim := 2*opts.MaxEventSize + 2*bufferSize; len(m.buf) > lim || cap(m.dbuf) > lim {
+					t.Errorf("%s/%s: buffers grew to %d and %d with a limit of %d", name, face, len(m.buf), cap(m.dbuf), opts.MaxEventSize)
+				}
 			}
 			t.Logf("%s/%s: work/input = %.2f", name, face, float64(m.work)/float64(len(in)))
 		}
@@ -165,4 +167,41 @@ func TestReset(t *testing.T) {
 	if n != 4 {
 		t.Fatalf("decoder after Reset emitted %d frames, want 4", n)
 	}
+}
+
+// TestMemoryBound feeds hostile shapes with a small limit and buffer and
+// checks that the buffers stay within twice the limit plus two initial
+// buffers, whatever the read sizes.
+func TestMemoryBound(t *testing.T) {
+	withBufferSize(64, func() {
+		const limit = 1000
+		shapes := map[string]string{
+			"long-line":      "data: " + strings.Repeat("a", 50000) + "\n\ndata: ok\n\n",
+			"many-data":      strings.Repeat("data: 0123456789\n", 3000) + "\ndata: ok\n\n",
+			"no-terminator":  strings.Repeat("x", 50000),
+			"crs":            strings.Repeat("data: y\r", 6000),
+			"comment-flood":  strings.Repeat(": keep-alive\n", 4000) + "\n",
+			"under-limit":    strings.Repeat("data: "+strings.Repeat("b", 900)+"\n\n", 50),
+			"exactly-2-data": strings.Repeat("data: "+strings.Repeat("c", 490)+"\ndata: "+strings.Repeat("d", 490)+"\n\n", 50),
+		}
+		for name, in := range shapes {
+			for _, rs := range []int{1, 7, 4096, 1 << 20} {
+				r := NewReader(&chunkReader{data: []byte(in), sizes: []int{rs}}, Options{MaxEventSize: limit})
+				peak := 0
+				for {
+					_, err := r.Next()
+					peak = max(peak, len(r.m.buf)+cap(r.m.dbuf))
+					if err == io.EOF {
+						break
+					}
+					if err != nil && !IsRecoverable(err) {
+						t.Fatal(err)
+					}
+				}
+				if bound := 2 * (2*limit + 2*64); peak > bound {
+					t.Errorf("%s/%d: buffers reached %d bytes, bound %d", name, rs, peak, bound)
+				}
+			}
+		}
+	})
 }

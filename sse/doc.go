@@ -55,10 +55,14 @@
 //
 // Options.MaxEventSize (default DefaultMaxEventSize, 32 MiB) bounds the raw
 // size of one block. A larger block is reported as an *Error wrapping
-// ErrEventTooLarge at its first byte, skipped to its blank line, and
-// decoding goes on; memory stays within about twice the limit plus one read
-// whatever the input. Work is linear in the input whatever the read sizes:
-// no byte is scanned twice while an event grows.
+// ErrEventTooLarge at its first byte, skipped to its blank line (its fields
+// have no effect), and decoding goes on. Whatever the input, the input
+// buffer stays within twice the limit plus 128 KiB and the joined data of a
+// multi-line event within the input buffer's size, so a Reader holds at most
+// about four times the limit. Work is linear in the input whatever the read
+// sizes: no byte is scanned twice while an event grows, and buffers grow by
+// doubling. Reader.Reset and Decoder.Reset reuse grown buffers for the next
+// stream.
 //
 // # Buffer lifetimes
 //
@@ -75,7 +79,8 @@
 //
 //	sse: line 12 (offset 3456): event too large (limit 1024 bytes) starting "data: ..."
 //
-// and they unwrap to ErrEventTooLarge or ErrIncomplete. They are not fatal.
+// and they unwrap to ErrEventTooLarge or ErrIncomplete. They are not fatal
+// (IsRecoverable reports true): the next call goes on with the stream.
 // Errors of the underlying reader and of Tee pass through unchanged and are
 // sticky.
 //

@@ -25,8 +25,9 @@ type Options struct {
 	// ErrEventTooLarge, positioned at the block's first byte; it is not
 	// dispatched, its fields (id and retry included) have no effect, its
 	// bytes are released as they arrive (as KindSkipped spans when Spans is
-	// set), and decoding resumes after the next blank line. Memory therefore stays within about twice the limit plus one
-	// read, whatever the input.
+	// set), and decoding resumes after the next blank line. Memory
+	// therefore stays within about four times the limit, whatever the
+	// input (see the package doc).
 	MaxEventSize int
 
 	// Tee, when not nil, receives every byte read from the source (or passed

@@ -161,7 +161,11 @@ func (m *machine) makeRoom() {
 		m.shift(m.pos)
 		return
 	}
-	nb := make([]byte, 2*len(m.buf))
+	// Pending is at most MaxEventSize+1 bytes here (step reports a larger
+	// block before asking for input), so capping the growth keeps the
+	// buffer within about twice the limit.
+	n := max(min(2*len(m.buf), 2*m.maxEvent+2*bufferSize), pending+bufferSize)
+	nb := make([]byte, n)
 	m.work += int64(pending)
 	copy(nb, m.buf[m.pos:m.w])
 	m.buf = nb
@@ -541,7 +545,9 @@ func (m *machine) growData(n int) []byte {
 	if cap(m.dbuf)-len(m.dbuf) >= n {
 		return m.dbuf
 	}
-	nb := make([]byte, len(m.dbuf), max(2*cap(m.dbuf), len(m.dbuf)+n, 512))
+	// The joined data is never longer than the buffered block, so the
+	// buffer's size caps the doubling.
+	nb := make([]byte, len(m.dbuf), max(min(2*cap(m.dbuf), len(m.buf)), len(m.dbuf)+n, 512))
 	m.work += int64(copy(nb, m.dbuf))
 	m.dbuf = nb
 	return nb
