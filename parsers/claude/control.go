@@ -252,8 +252,9 @@ func permissionPrompt(pr *PermissionRequest) string {
 // Answer encodes the control_response line that carries the host's
 // decision res for this request:
 //   - can_use_tool approved or answered: allow with updatedInput, which is
-//     the original input with the keys of res.Answer laid over it (for
-//     AskUserQuestion that is where "answers" go);
+//     the original input ({} when it was not an object) with the keys of
+//     res.Answer laid over it (for AskUserQuestion that is where "answers"
+//     go);
 //   - can_use_tool rejected, timed out or aborted: deny with res.Text as the
 //     message (a default when empty), and interrupt:true when aborted, so
 //     the CLI stops the turn;
@@ -265,7 +266,10 @@ func (r *ControlRequest) Answer(res driver.DecisionResponse) ([]byte, error) {
 	}
 	switch res.Result {
 	case driver.DecisionApproved, driver.DecisionAnswered:
-		in := r.Permission.Input
+		in := bytes.TrimSpace(r.Permission.Input)
+		if len(in) == 0 || in[0] != '{' {
+			in = json.RawMessage("{}") // the CLI requires an object
+		}
 		if len(res.Answer) > 0 {
 			m, _ := decodeAny(in).(map[string]any)
 			if m == nil {

@@ -198,6 +198,10 @@ func TestControlRequests(t *testing.T) {
 				t.Errorf("%s: %s", res, b)
 			}
 		}
+		noInput, _ := DecodeControlRequest([]byte(`{"type":"control_request","request_id":"n","request":{"subtype":"can_use_tool","tool_name":"X"}}`))
+		if b, err := noInput.Answer(driver.DecisionResponse{Result: driver.DecisionApproved}); err != nil || !strings.Contains(string(b), `"updatedInput":{}`) {
+			t.Errorf("allow without input: %s %v", b, err)
+		}
 		if _, err := DecodeControlRequest([]byte(okL("x"))); !errors.Is(err, ErrNotControlRequest) {
 			t.Errorf("not a control request: %v", err)
 		}

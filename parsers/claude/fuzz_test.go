@@ -44,6 +44,9 @@ func FuzzParser(f *testing.F) {
 			f.Add(c.stdout, flags, uint64(1))
 		}
 	}
+	for _, s := range syntheticSeeds() {
+		f.Add(s, byte(7), uint64(2))
+	}
 	f.Fuzz(func(t *testing.T, stream []byte, flags byte, seed uint64) {
 		c := fuzzCase(stream, flags)
 		whole := replay(t, c, chunkers[0])
@@ -118,5 +121,38 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// syntheticSeeds are streams for paths the recordings do not reach:
+// interleaved subagents with partial messages, control requests and
+// cancellations, a retried attempt, unknown types and blocks.
+func syntheticSeeds() [][]byte {
+	return [][]byte{
+		stream(initL(),
+			asstL("", "r1", toolB("T1", "Task", `{"prompt":"a"}`)),
+			evL("T1", `{"type":"message_start","message":{"id":"sm"}}`),
+			evL("T1", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"s1","name":"Grep","input":{}}}`),
+			evL("T1", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\\"p\\":1}"}}`),
+			asstL("T1", "sm", toolB("s1", "Grep", `{"p":1}`)),
+			evL("T1", `{"type":"content_block_stop","index":0}`),
+			userResultL("T1", "s1", "r", true),
+			userResultL("", "T1", "done", false),
+			okL("done")),
+		stream(initL(), canUseL("r1", "Bash", `{"command":"ls"}`), `{"type":"control_cancel_request","request_id":"r1"}`,
+			canUseL("q", "AskUserQuestion", `{"questions":[{"question":"Q?","options":[{"label":"a"}]}]}`),
+			`{"type":"control_response","response":{"subtype":"success","request_id":"req_1","response":{}}}`, okL("x")),
+		stream(initL(),
+			evL("", `{"type":"message_start","message":{"id":"a1"}}`),
+			evL("", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`),
+			evL("", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"x"}}`),
+			evL("", `{"type":"message_start","message":{"id":"a2"}}`),
+			evL("", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"y"}}`),
+			evL("", `{"type":"content_block_delta","index":1,"delta":{"type":"citations_delta","citation":{}}}`),
+			evL("", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
+			asstL("", "a2", `{"type":"redacted_thinking","data":"d"}`),
+			`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected"},"session_id":"` + sid + `"}`,
+			`{"type":"hologram","session_id":"` + sid + `"}`,
+			resultL("error_max_turns", true, "")),
 	}
 }

@@ -23,10 +23,19 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 const (
-	corpusDir  = "../../corpus/claude"
 	publicDir  = "/work/shared/reference/public-captures/claude-stream-json"
 	goldenRoot = "testdata/golden"
 )
+
+// corpusDir is the project corpus; AGENTWIRE_CLAUDE_CORPUS points the
+// tests at another copy (such as the committed tree while it is being
+// re-recorded).
+var corpusDir = func() string {
+	if d := os.Getenv("AGENTWIRE_CLAUDE_CORPUS"); d != "" {
+		return d
+	}
+	return "../../corpus/claude"
+}()
 
 // tcase is one recorded run: stdout, optional stdin and stderr, the parser
 // options and the process outcome its meta.json describes.

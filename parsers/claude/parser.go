@@ -28,8 +28,11 @@ var ErrFinished = emit.ErrFinished
 // pending (never seen, already answered, or cancelled by the CLI).
 var ErrUnknownRequest = errors.New("claude: no pending control request with that id")
 
-// provider is the custom stream kind prefix: claude/<event>.
-const provider = "claude"
+// Provider is Response.Provider and the prefix of the custom stream
+// kinds: claude/<event>.
+const Provider = "claude"
+
+const provider = Provider
 
 // Options configures a Parser. The zero value parses a plain
 // `claude -p --output-format stream-json --verbose` run without live
@@ -1025,7 +1028,7 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 			}
 		}
 	}
-	resp := driver.Response{ExitCode: out.ExitCode, Signal: out.Signal, TimedOut: out.TimedOut, Model: p.model}
+	resp := driver.Response{ExitCode: out.ExitCode, Signal: out.Signal, TimedOut: out.TimedOut, Provider: Provider, Model: p.model}
 	if r := p.result; r != nil {
 		resp.RawStreams = &driver.RawStreams{Terminal: &driver.TerminalPayload{Event: "result", JSON: p.terminal}}
 		if r.Usage != nil {
