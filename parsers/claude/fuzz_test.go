@@ -151,8 +151,8 @@ func syntheticSeeds() [][]byte {
 			evL("", `{"type":"content_block_delta","index":1,"delta":{"type":"citations_delta","citation":{}}}`),
 			evL("", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
 			asstL("", "a2", `{"type":"redacted_thinking","data":"d"}`),
-			`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected"},"session_id":"` + sid + `"}`,
-			`{"type":"hologram","session_id":"` + sid + `"}`,
+			`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected"},"session_id":"`+sid+`"}`,
+			`{"type":"hologram","session_id":"`+sid+`"}`,
 			resultL("error_max_turns", true, "")),
 	}
 }
