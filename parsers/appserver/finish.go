@@ -1,0 +1,201 @@
+package appserver
+
+import (
+	"maps"
+	"reflect"
+	"strconv"
+
+	"github.com/agentwire/agentwire/driver"
+)
+
+// The Response.Metadata keys the parser sets.
+const (
+	MetaTransport  = "transport"      // always "codex-app-server"
+	MetaState      = "protocol_state" // start, thread, turn or done at Finish
+	MetaTurnID     = "turn_id"        // the last turn of this run, when known
+	MetaUsageScope = "usage_scope"    // "turn": Usage sums this run's turns
+	MetaThreadIn   = "thread_input_tokens"
+	MetaThreadOut  = "thread_output_tokens"
+	MetaMalformed  = "malformed"     // number of malformed lines and framing errors, when any
+	MetaProblem    = "first_problem" // the first malformed line's reason, when any
+	MetaUnknown    = "unknown"       // number of unmapped methods and item types, when any
+	MetaOther      = "other_scope"   // number of notifications about another thread or turn, when any
+	MetaCheckpoint = "checkpoint"    // why the checkpoint is not valid, when it is not
+)
+
+// Finish ends the run with the process outcome: it resolves approvals
+// whose answer is known, closes every open lifecycle, emits the one
+// terminal payload (run.finished, or run.error with the Failure), and
+// returns the Response.
+//
+// Failure, in this order of precedence: Outcome.Err (also returned as the
+// error), cancellation, timeout, a failed turn (turn.error.message), an
+// interrupted turn (code cancelled), a signal, a non-zero exit code, an
+// error response to a client request when no turn completed, and a
+// session that ended without this run's turn/completed.
+//
+// RawStreams holds only Terminal; Parse fills in the raw streams. Finish
+// may be called once.
+func (p *Parser) Finish(out Outcome) (driver.Response, error) {
+	if p.done {
+		return driver.Response{}, ErrFinished
+	}
+	if err := p.resolvePending(); err != nil {
+		p.done = true
+		return driver.Response{}, err
+	}
+	if err := p.closeItems(); err != nil {
+		p.done = true
+		return driver.Response{}, err
+	}
+	p.done = true
+	failure := p.failure(out)
+	resp := driver.Response{
+		Output:   p.output,
+		ExitCode: out.ExitCode,
+		Signal:   out.Signal,
+		TimedOut: out.TimedOut,
+		Failure:  failure,
+		Provider: Provider,
+		Metadata: map[string]string{MetaTransport: "codex-app-server", MetaState: p.st.String()},
+	}
+	if p.turnID != "" {
+		resp.Metadata[MetaTurnID] = p.turnID
+	}
+	if p.terminal != nil {
+		resp.RawStreams = &driver.RawStreams{Terminal: p.terminal}
+	}
+	if p.malformed > 0 {
+		resp.Metadata[MetaMalformed] = strconv.Itoa(p.malformed)
+		resp.Metadata[MetaProblem] = p.problem
+	}
+	if p.unknown > 0 {
+		resp.Metadata[MetaUnknown] = strconv.Itoa(p.unknown)
+	}
+	if p.otherScope > 0 {
+		resp.Metadata[MetaOther] = strconv.Itoa(p.otherScope)
+	}
+	p.addTurnUsage() // a turn that never completed still used tokens
+	if p.usage != nil {
+		u := *p.usage
+		resp.Usage = &u
+		resp.Metadata[MetaUsageScope] = "turn"
+	}
+	if p.threadTok != nil {
+		resp.Metadata[MetaThreadIn] = strconv.Itoa(p.threadTok.InputTokens)
+		resp.Metadata[MetaThreadOut] = strconv.Itoa(p.threadTok.OutputTokens)
+	}
+	resp.Checkpoint = p.checkpoint(out, failure, resp.Metadata)
+
+	// Hold-back custom payloads of a run that never started.
+	if err := p.start(); err != nil {
+		return resp, err
+	}
+	termFailure := failure
+	if out.Err != nil {
+		termFailure = &driver.RunFailure{Code: driver.FailureAgentError, Message: "app-server run failed: " + out.Err.Error()}
+	}
+	if p.terminal != nil {
+		tr := driver.TranscriptItem{Kind: driver.TranscriptResult, Subtype: p.turnStatus, IsError: p.turnStatus != "completed", Usage: resp.Usage, Text: p.turnError, SessionID: p.threadID}
+		if err := p.em.Item(tr); err != nil {
+			return resp, err
+		}
+	}
+	err := p.em.Finish(resp.Usage, termFailure)
+	resp.Transcript = append([]driver.TranscriptItem(nil), p.em.Transcript()...)
+	if out.Err != nil {
+		return resp, out.Err
+	}
+	return resp, err
+}
+
+func (p *Parser) failure(out Outcome) *driver.RunFailure {
+	withLast := func(msg string) string {
+		if p.lastError != "" {
+			return msg + ": " + p.lastError
+		}
+		return msg
+	}
+	meta := func() map[string]any {
+		m := map[string]any{"exit_code": out.ExitCode}
+		if p.lastError != "" {
+			m["last_error"] = p.lastError
+		}
+		if p.turnStatus != "" {
+			m["turn_status"] = p.turnStatus
+		}
+		return m
+	}
+	switch {
+	case out.Cancelled:
+		return &driver.RunFailure{Code: driver.FailureCancelled, Message: "app-server run cancelled", Metadata: meta()}
+	case out.TimedOut:
+		return &driver.RunFailure{Code: driver.FailureTimeout, Message: "app-server run timed out", Metadata: meta()}
+	case p.terminal != nil && p.turnStatus == "failed":
+		return &driver.RunFailure{Code: driver.FailureAgentError, Message: nonEmpty(p.turnError, withLast("turn failed")), Metadata: meta()}
+	case p.terminal != nil && p.turnStatus == "interrupted":
+		return &driver.RunFailure{Code: driver.FailureCancelled, Message: withLast("turn interrupted"), Metadata: meta()}
+	case out.Signal != "":
+		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("app-server terminated by signal " + out.Signal), Metadata: meta()}
+	case out.ExitCode != 0:
+		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("app-server exited with code " + strconv.Itoa(out.ExitCode)), Metadata: meta()}
+	case p.terminal == nil && p.rpcError != "":
+		return &driver.RunFailure{Code: driver.FailureAgentError, Message: p.rpcError, Metadata: meta()}
+	case p.terminal == nil:
+		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("app-server output ended without turn/completed"), Metadata: meta()}
+	case p.turnStatus != "completed":
+		return &driver.RunFailure{Code: driver.FailureAgentError, Message: "turn/completed with status " + strconv.Quote(p.turnStatus), Metadata: meta()}
+	}
+	return nil
+}
+
+// checkpoint builds the checkpoint from this run's thread id and marks it
+// Valid only under every condition of contract §9.
+func (p *Parser) checkpoint(out Outcome, failure *driver.RunFailure, meta map[string]string) *driver.Checkpoint {
+	if p.threadID == "" {
+		return nil
+	}
+	var data map[string]string
+	if len(p.opts.SessionData) > 0 {
+		data = maps.Clone(p.opts.SessionData)
+	}
+	st := &driver.SessionState{ResumeID: p.threadID, DisplayID: p.threadID, Data: data}
+	why := ""
+	switch {
+	case !out.Clean():
+		why = "process outcome is not clean"
+	case failure != nil:
+		why = "run failed"
+	case p.malformed > 0:
+		why = "malformed protocol"
+	case p.terminal == nil || p.turnStatus != "completed":
+		why = "no successful turn/completed"
+	case !codecAccepts(st):
+		why = "session codec does not round-trip the state"
+	}
+	if why != "" {
+		meta[MetaCheckpoint] = why
+		return &driver.Checkpoint{State: st}
+	}
+	return &driver.Checkpoint{State: st, Valid: true}
+}
+
+// codecAccepts reports whether Codec round-trips st losslessly and guards
+// it with a non-empty, deterministic fingerprint.
+func codecAccepts(st *driver.SessionState) bool {
+	params := Codec.ToParams(st)
+	if params.ResumeID != st.ResumeID {
+		return false
+	}
+	for k, v := range st.Data {
+		if params.Values[k] != v {
+			return false
+		}
+	}
+	back := Codec.FromParams(params)
+	if back == nil || back.ResumeID != st.ResumeID || !reflect.DeepEqual(Codec.ToParams(back), params) {
+		return false
+	}
+	g := Codec.GuardFingerprint(params)
+	return g != "" && g == Codec.GuardFingerprint(params)
+}

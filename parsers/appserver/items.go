@@ -1,0 +1,506 @@
+package appserver
+
+import (
+	"strings"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/jsonrpc"
+	"github.com/segmentio/encoding/json"
+)
+
+// toolName is the tool name of each tool-like item type, the same on the
+// stream and in the transcript.
+var toolName = map[string]string{
+	"commandExecution":    "shell",
+	"fileChange":          "file_change",
+	"webSearch":           "web_search",
+	"imageView":           "image_view",
+	"imageGeneration":     "image_generation",
+	"collabAgentToolCall": "collab_agent",
+	"collabToolCall":      "collab_agent",
+}
+
+func (p *Parser) item(f jsonrpc.Frame, pr *params) (*wireItem, bool, error) {
+	var it wireItem
+	if len(pr.Item) == 0 || jsonguard.Unmarshal(pr.Item, &it, 0) != nil || it.ID == "" || it.Type == "" {
+		return nil, false, p.malformedFrame(f, string(f.Method)+" without a valid item (type, id)")
+	}
+	return &it, true, nil
+}
+
+func (p *Parser) state(id, typ string) *itemState {
+	s := p.items[id]
+	if s == nil {
+		s = &itemState{typ: typ}
+		p.items[id] = s
+		p.itemOrder = append(p.itemOrder, id)
+	}
+	return s
+}
+
+func (p *Parser) itemStarted(f jsonrpc.Frame, pr *params) error {
+	it, ok, err := p.item(f, pr)
+	if !ok {
+		return err
+	}
+	if err := p.start(); err != nil {
+		return err
+	}
+	s := p.state(it.ID, it.Type)
+	s.started = true
+	switch it.Type {
+	case "agentMessage":
+		_, err := p.em.Open(emit.Text, "", it.ID)
+		return err
+	case "reasoning":
+		_, err := p.em.Open(emit.Reasoning, "", it.ID)
+		return err
+	case "userMessage":
+		return p.em.Err()
+	}
+	if name := p.toolOf(it); name != "" {
+		return p.openTool(s, it, name)
+	}
+	return p.otherItem(f, pr, it, "started")
+}
+
+// toolOf returns the tool name of a tool-like item, "" for other items.
+func (p *Parser) toolOf(it *wireItem) string {
+	switch it.Type {
+	case "mcpToolCall":
+		return "mcp/" + nonEmpty(it.Server, "unknown") + "/" + nonEmpty(it.Tool, "unknown")
+	case "dynamicToolCall":
+		return nonEmpty(it.Tool, "dynamic_tool")
+	}
+	return toolName[it.Type]
+}
+
+func (p *Parser) openTool(s *itemState, it *wireItem, name string) error {
+	if s.toolOpen {
+		return p.em.Err()
+	}
+	args := toolArgs(it)
+	s.toolOpen = true
+	if _, err := p.em.OpenTool("", it.ID, name, args, "", ""); err != nil {
+		return err
+	}
+	return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptToolCall, ToolUseID: it.ID, ToolName: name, Input: args, Metadata: map[string]string{"item_type": it.Type}})
+}
+
+// anyOf decodes a raw JSON value for a payload map (nil when absent).
+func anyOf(raw json.RawMessage) any {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var v any
+	if jsonguard.Unmarshal(raw, &v, 0) != nil {
+		return string(raw)
+	}
+	return v
+}
+
+func toolArgs(it *wireItem) map[string]any {
+	args := map[string]any{}
+	put := func(k string, v any) {
+		if v != nil && v != "" {
+			args[k] = v
+		}
+	}
+	switch it.Type {
+	case "commandExecution":
+		put("command", anyOf(it.Command))
+		put("cwd", it.Cwd)
+	case "fileChange":
+		var cs []struct {
+			Path string          `json:"path"`
+			Kind json.RawMessage `json:"kind"`
+		}
+		if jsonguard.Unmarshal(it.Changes, &cs, 0) == nil {
+			var out []any
+			for _, c := range cs {
+				out = append(out, map[string]any{"path": c.Path, "kind": anyOf(c.Kind)})
+			}
+			put("changes", out)
+		}
+	case "mcpToolCall", "dynamicToolCall":
+		if a, ok := anyOf(it.Arguments).(map[string]any); ok {
+			return a
+		}
+		put("arguments", anyOf(it.Arguments))
+	case "webSearch":
+		put("query", it.Query)
+	case "imageView":
+		put("path", it.Path)
+	case "imageGeneration":
+		put("prompt", it.RevisedPrompt)
+	case "collabAgentToolCall", "collabToolCall":
+		put("tool", it.Tool)
+		put("prompt", it.Prompt)
+		put("receiver_thread_ids", anyOf(it.ReceiverThreads))
+	}
+	return args
+}
+
+// failedStatus reports whether an item status means the call did not
+// succeed.
+func failedStatus(s string) bool {
+	return s == "failed" || s == "declined" || s == "error"
+}
+
+func toolResult(it *wireItem) (map[string]any, string, bool) {
+	res := map[string]any{}
+	put := func(k string, v any) {
+		if v != nil && v != "" {
+			res[k] = v
+		}
+	}
+	put("status", it.Status)
+	isErr := failedStatus(it.Status)
+	text := ""
+	switch it.Type {
+	case "commandExecution":
+		if it.ExitCode != nil {
+			res["exit_code"] = *it.ExitCode
+		}
+		if it.AggregatedOutput != nil {
+			text = *it.AggregatedOutput
+			put("output", text)
+		}
+	case "fileChange":
+		put("changes", anyOf(it.Changes))
+	case "mcpToolCall":
+		put("result", anyOf(it.Result))
+		if e := anyOf(it.Error); e != nil {
+			res["error"] = e
+			isErr = true
+		}
+	case "dynamicToolCall":
+		put("content_items", anyOf(it.ContentItems))
+		if it.Success != nil {
+			res["success"] = *it.Success
+			isErr = isErr || !*it.Success
+		}
+	case "webSearch":
+		put("action", anyOf(it.Action))
+	case "imageGeneration":
+		put("saved_path", it.SavedPath)
+	}
+	if it.DurationMs != nil {
+		res["duration_ms"] = *it.DurationMs
+	}
+	return res, text, isErr
+}
+
+func (p *Parser) itemCompleted(f jsonrpc.Frame, pr *params) error {
+	it, ok, err := p.item(f, pr)
+	if !ok {
+		return err
+	}
+	if err := p.start(); err != nil {
+		return err
+	}
+	s := p.state(it.ID, it.Type)
+	if s.done {
+		return p.malformedFrame(f, "item/completed twice for item "+it.ID)
+	}
+	s.done = true
+	switch it.Type {
+	case "agentMessage":
+		if !s.deltas {
+			if err := p.em.Delta(emit.Text, "", it.ID, it.Text); err != nil {
+				return err
+			}
+		}
+		if err := p.em.Close(emit.Text, "", it.ID, nil); err != nil {
+			return err
+		}
+		if it.Phase == "final_answer" || !p.finalOutput {
+			p.output = it.Text
+			p.finalOutput = it.Phase == "final_answer"
+		}
+		if it.Text == "" {
+			return p.em.Err()
+		}
+		meta := map[string]string{"item_id": it.ID}
+		if it.Phase != "" {
+			meta["phase"] = it.Phase
+		}
+		return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: it.Text, Metadata: meta})
+	case "reasoning":
+		text := joinStrings(it.Content)
+		if text == "" {
+			text = joinStrings(it.Summary)
+		}
+		if !s.deltas {
+			if err := p.em.Delta(emit.Reasoning, "", it.ID, text); err != nil {
+				return err
+			}
+		}
+		if err := p.em.Close(emit.Reasoning, "", it.ID, nil); err != nil {
+			return err
+		}
+		if text == "" {
+			return p.em.Err()
+		}
+		return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptThinking, Text: text, Metadata: map[string]string{"item_id": it.ID}})
+	case "userMessage":
+		text := userText(it.Content)
+		if text == "" {
+			return p.em.Err()
+		}
+		return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptUser, Text: text, Metadata: map[string]string{"item_id": it.ID}})
+	}
+	if name := p.toolOf(it); name != "" {
+		if err := p.openTool(s, it, name); err != nil {
+			return err
+		}
+		res, text, isErr := toolResult(it)
+		if err := p.em.Close(emit.Tool, "", it.ID, res); err != nil {
+			return err
+		}
+		return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptToolResult, ToolUseID: it.ID, ToolName: name, Text: text, IsError: isErr, Data: res})
+	}
+	return p.otherItem(f, pr, it, "completed")
+}
+
+// otherItem maps an item type without a lifecycle (plan, contextCompaction,
+// review mode, hookPrompt, and unknown types such as sleep) to the custom
+// kind appserver/<item type> with the raw item, plus a system item on
+// completion.
+func (p *Parser) otherItem(f jsonrpc.Frame, pr *params, it *wireItem, phase string) error {
+	switch it.Type {
+	case "plan", "contextCompaction", "enteredReviewMode", "exitedReviewMode", "hookPrompt":
+	default:
+		if phase == "started" {
+			p.unknown++
+		}
+	}
+	raw := map[string]any{"method": string(f.Method), "phase": phase, "item_type": it.Type, "item": rawValue(pr.Item)}
+	if err := p.custom(it.Type, driver.StreamPayload{ThreadID: pr.ThreadID, TurnID: pr.TurnID, Raw: raw}); err != nil {
+		return err
+	}
+	if phase != "completed" {
+		return p.em.Err()
+	}
+	text := it.Text
+	if text == "" {
+		text = it.Type
+	}
+	return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: text, Metadata: map[string]string{"item_type": it.Type, "item_id": it.ID}})
+}
+
+func joinStrings(raw json.RawMessage) string {
+	var ss []string
+	if len(raw) == 0 || jsonguard.Unmarshal(raw, &ss, 0) != nil {
+		return ""
+	}
+	return strings.Join(ss, "\n")
+}
+
+// userText joins the text inputs of a userMessage's content.
+func userText(raw json.RawMessage) string {
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if len(raw) == 0 || jsonguard.Unmarshal(raw, &parts, 0) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range parts {
+		if c.Type == "text" && c.Text != "" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+func (p *Parser) agentDelta(f jsonrpc.Frame, pr *params) error {
+	if pr.ItemID == "" {
+		return p.malformedFrame(f, "delta without itemId")
+	}
+	if err := p.start(); err != nil {
+		return err
+	}
+	s := p.state(pr.ItemID, "agentMessage")
+	if s.done {
+		return p.malformedFrame(f, "delta after item/completed for item "+pr.ItemID)
+	}
+	s.deltas = true
+	return p.em.Delta(emit.Text, "", pr.ItemID, pr.Delta)
+}
+
+func (p *Parser) reasoningDelta(f jsonrpc.Frame, pr *params) error {
+	if pr.ItemID == "" {
+		return p.malformedFrame(f, "delta without itemId")
+	}
+	if err := p.start(); err != nil {
+		return err
+	}
+	s := p.state(pr.ItemID, "reasoning")
+	if s.done {
+		return p.malformedFrame(f, "delta after item/completed for item "+pr.ItemID)
+	}
+	s.deltas = true
+	return p.em.Delta(emit.Reasoning, "", pr.ItemID, pr.Delta)
+}
+
+// tokenUsage keeps the turn's usage: the increase of the thread total over
+// the turn (see the package doc).
+func (p *Parser) tokenUsage(f jsonrpc.Frame, pr *params) error {
+	tu := pr.TokenUsage
+	if tu == nil || tu.Total == nil {
+		return p.malformedFrame(f, "thread/tokenUsage/updated without tokenUsage.total")
+	}
+	p.threadTok = tu.Total
+	if p.turnUsage == nil {
+		base := *tu.Total
+		if tu.Last != nil {
+			base = sub(base, *tu.Last)
+		}
+		p.turnUsage = &turnUsage{base: base}
+	}
+	p.turnUsage.last = *tu.Total
+	return p.em.Err()
+}
+
+func sub(a, b wireTokens) wireTokens {
+	return wireTokens{
+		TotalTokens: max(0, a.TotalTokens-b.TotalTokens), InputTokens: max(0, a.InputTokens-b.InputTokens),
+		CachedInputTokens: max(0, a.CachedInputTokens-b.CachedInputTokens), OutputTokens: max(0, a.OutputTokens-b.OutputTokens),
+		ReasoningOutputTokens: max(0, a.ReasoningOutputTokens-b.ReasoningOutputTokens),
+	}
+}
+
+// addTurnUsage adds the finished turn's usage to the run's.
+func (p *Parser) addTurnUsage() {
+	if p.turnUsage == nil {
+		return
+	}
+	d := sub(p.turnUsage.last, p.turnUsage.base)
+	if p.usage == nil {
+		p.usage = &driver.Usage{}
+	}
+	p.usage.InputTokens += d.InputTokens
+	p.usage.CachedInputTokens += d.CachedInputTokens
+	p.usage.OutputTokens += d.OutputTokens
+	p.turnUsage = nil
+}
+
+func (p *Parser) errorNotification(f jsonrpc.Frame, pr *params) error {
+	msg := ""
+	meta := map[string]string{}
+	if pr.Error != nil {
+		msg = pr.Error.Message
+		if code := errorCode(pr.Error.CodexErrorInfo); code != "" {
+			meta["code"] = code
+		}
+	}
+	msg = nonEmpty(msg, "error")
+	raw := map[string]any{"method": mError, "params": rawValue(f.Params)}
+	if err := p.custom(mError, driver.StreamPayload{ThreadID: pr.ThreadID, TurnID: pr.TurnID, Raw: raw}); err != nil {
+		return err
+	}
+	if pr.WillRetry {
+		// A retry notice, not a failure: the turn goes on.
+		meta["will_retry"] = "true"
+		return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: msg, Metadata: meta})
+	}
+	p.lastError = msg
+	return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptFailure, Text: msg, Metadata: meta})
+}
+
+// errorCode renders codexErrorInfo: a string ("other") or the single key
+// of an object ({"responseStreamDisconnected":{...}}).
+func errorCode(raw json.RawMessage) string {
+	switch v := anyOf(raw).(type) {
+	case string:
+		return v
+	case map[string]any:
+		for k := range v {
+			return k
+		}
+	}
+	return ""
+}
+
+func (p *Parser) warning(f jsonrpc.Frame, pr *params) error {
+	text := nonEmpty(pr.Summary, nonEmpty(pr.Message, string(f.Method)))
+	if err := p.customFrame(string(f.Method), f, pr); err != nil {
+		return err
+	}
+	return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: text, Metadata: map[string]string{"method": string(f.Method)}})
+}
+
+// turnCompleted is the terminal of this run's turn: its status decides
+// success. Items still open are closed first.
+func (p *Parser) turnCompleted(f jsonrpc.Frame, pr *params) error {
+	if pr.Turn == nil || pr.Turn.ID == "" || pr.Turn.Status == "" {
+		return p.malformedFrame(f, "turn/completed without turn.id and turn.status")
+	}
+	if err := p.adoptThread(pr.ThreadID); err != nil {
+		return err
+	}
+	if p.turnID == "" {
+		if err := p.beginTurn(pr.Turn.ID); err != nil {
+			return err
+		}
+	}
+	if p.terminal != nil && p.turnID == pr.Turn.ID {
+		return p.malformedFrame(f, "turn/completed twice for turn "+pr.Turn.ID)
+	}
+	if err := p.closeItems(); err != nil {
+		return err
+	}
+	if err := p.em.StepFinished("turn"); err != nil {
+		return err
+	}
+	p.terminal = &driver.TerminalPayload{Event: TerminalEvent, JSON: append(json.RawMessage(nil), f.Data...)}
+	p.turnStatus = pr.Turn.Status
+	p.turnError = ""
+	if pr.Turn.Error != nil {
+		p.turnError = pr.Turn.Error.Message
+	}
+	p.addTurnUsage()
+	p.st = stateDone
+	switch p.turnStatus {
+	case "completed", "failed", "interrupted":
+	default:
+		return p.malformedFrame(f, "turn/completed with unknown status "+p.turnStatus)
+	}
+	return p.em.Err()
+}
+
+// closeItems closes the lifecycles of items that got deltas or a start but
+// never an item/completed (an interrupted or failed turn).
+func (p *Parser) closeItems() error {
+	for _, id := range p.itemOrder {
+		s := p.items[id]
+		if s.done {
+			continue
+		}
+		s.done = true
+		fam := emit.Text
+		switch {
+		case s.typ == "reasoning":
+			fam = emit.Reasoning
+		case s.toolOpen:
+			fam = emit.Tool
+		}
+		if p.em.IsOpen(fam, "", id) {
+			var res map[string]any
+			if fam == emit.Tool {
+				res = map[string]any{"status": "incomplete"}
+			}
+			if err := p.em.Close(fam, "", id, res); err != nil {
+				return err
+			}
+		}
+	}
+	return p.em.Err()
+}

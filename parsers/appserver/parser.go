@@ -1,0 +1,576 @@
+package appserver
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/jsonrpc"
+	"github.com/segmentio/encoding/json"
+)
+
+// Provider is the provider name of the custom stream kinds
+// ("appserver/<method or item type>").
+const Provider = "appserver"
+
+// Outcome is the observed outcome of the app-server process, given to
+// [Parser.Finish]. It is the same type for every parser.
+type Outcome = emit.Outcome
+
+// Options configures a [Parser]. The zero value parses a non-streaming
+// run of a new thread.
+type Options struct {
+	// Streaming emits normalized StreamPayloads through the sink's
+	// EmitStream. Transcript items are emitted either way.
+	Streaming bool
+
+	// SessionData is copied into the checkpoint's SessionState.Data: the
+	// guard inputs driver.ParamCWD, driver.ParamWorkspaceID and
+	// driver.ParamProfileFingerprint, and anything else the driver stores.
+	SessionData map[string]string
+
+	// ThreadID, when set, is the thread this run drives (the id given to
+	// thread/resume, or known otherwise); it is then this run's thread
+	// from the first frame. Left empty, the thread id is taken from the
+	// first thread/start, thread/resume or thread/fork response (result
+	// "thread"."id") or, failing that, the first thread/started
+	// notification: both are formal, top-level protocol ids.
+	ThreadID string
+}
+
+// Capability is the parser's StreamCapability, whatever the options:
+//   - Native: the app-server speaks a formal JSON-RPC event protocol;
+//   - TokenLevel: item/agentMessage/delta streams an answer in pieces;
+//   - Reasoning: reasoning items with summary and text deltas;
+//   - HITL: approvals are server-to-client JSON-RPC requests, broadcast as
+//     hitl.requested / hitl.resolved audit payloads;
+//   - not ToolCallArgs: a tool call's item/started carries its complete
+//     arguments (command, changes, MCP arguments); the only tool deltas
+//     are command and patch *output* (item/commandExecution/outputDelta),
+//     which are results, not arguments, and go out as custom payloads.
+var Capability = driver.StreamCapability{Native: true, TokenLevel: true, Reasoning: true, HITL: true}
+
+// state is the protocol position of a Parser.
+type state uint8
+
+const (
+	stateStart  state = iota // nothing of this run's thread yet
+	stateThread              // thread known, no turn
+	stateTurn                // a turn of this run in progress
+	stateDone                // this run's turn/completed seen
+)
+
+func (s state) String() string {
+	switch s {
+	case stateStart:
+		return "start"
+	case stateThread:
+		return "thread"
+	case stateTurn:
+		return "turn"
+	case stateDone:
+		return "done"
+	}
+	return "state(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Parser is the app-server session state machine for one run. Feed it
+// the server's messages in wire order (and, optionally, the client's with
+// FeedClient), then call Finish once. It is not safe for concurrent use.
+type Parser struct {
+	em   *emit.Emitter
+	opts Options
+	st   state
+
+	threadID string // this run's thread, from a formal RPC result or notification
+	turnID   string // the current turn of this run
+	turns    map[string]bool
+	pending  []driver.StreamPayload // custom payloads waiting for run.started
+
+	clientReqs    map[string]string       // client request id key -> method
+	clientAnswers map[string]clientAnswer // client responses by server request id key
+	approvals     map[string]*Approval    // server requests by id key
+	approvalOrder []string
+	newApprovals  []Approval
+
+	items     map[string]*itemState
+	itemOrder []string // item ids in order of first appearance
+
+	terminal    *driver.TerminalPayload
+	turnStatus  string
+	turnError   string
+	lastError   string
+	rpcError    string
+	output      string
+	finalOutput bool // output is from a final_answer agent message
+
+	usage      *driver.Usage // this run's turns, summed
+	turnUsage  *turnUsage
+	threadTok  *wireTokens // the last thread total seen
+	malformed  int
+	problem    string
+	unknown    int
+	otherScope int
+	otherSeen  map[string]bool
+	done       bool
+}
+
+// itemState is what the parser remembers of an item between its events.
+type itemState struct {
+	typ      string
+	started  bool
+	done     bool
+	deltas   bool
+	toolOpen bool
+}
+
+// turnUsage tracks one turn's token usage from thread/tokenUsage/updated.
+type turnUsage struct {
+	base, last wireTokens // thread total before the turn, at the last update
+}
+
+type clientAnswer struct {
+	result []byte
+	errMsg string
+	isErr  bool
+}
+
+// New returns a Parser that emits to sink. The sink is used only during
+// Feed, FeedClient, FeedError and Finish.
+func New(sink driver.EventSink, opts Options) *Parser {
+	p := &Parser{
+		em:            emit.New(sink, opts.Streaming, Capability),
+		opts:          opts,
+		turns:         map[string]bool{},
+		clientReqs:    map[string]string{},
+		clientAnswers: map[string]clientAnswer{},
+		approvals:     map[string]*Approval{},
+		items:         map[string]*itemState{},
+		otherSeen:     map[string]bool{},
+	}
+	if opts.ThreadID != "" {
+		p.threadID = opts.ThreadID
+		p.st = stateThread
+	}
+	return p
+}
+
+// Capability returns the package variable Capability.
+func (p *Parser) Capability() driver.StreamCapability { return Capability }
+
+// State returns the protocol position: "start", "thread", "turn" or "done".
+func (p *Parser) State() string { return p.st.String() }
+
+// ThreadID returns this run's thread id, once known.
+func (p *Parser) ThreadID() string { return p.threadID }
+
+// TurnID returns the current turn id of this run, once known.
+func (p *Parser) TurnID() string { return p.turnID }
+
+// Terminal returns this run's turn/completed, once seen.
+func (p *Parser) Terminal() *driver.TerminalPayload { return p.terminal }
+
+// Malformed returns the number of malformed lines and framing errors.
+func (p *Parser) Malformed() int { return p.malformed }
+
+// Unknown returns the number of unmapped methods and item types seen.
+func (p *Parser) Unknown() int { return p.unknown }
+
+// ErrFinished is returned by the Feed methods after Finish.
+var ErrFinished = errors.New("appserver: parser already finished")
+
+type handler func(p *Parser, f jsonrpc.Frame, pr *params) error
+
+var notifications map[string]handler
+
+func init() {
+	notifications = map[string]handler{
+		mThreadStarted:  (*Parser).threadStarted,
+		mTurnStarted:    (*Parser).turnStarted,
+		mTurnCompleted:  (*Parser).turnCompleted,
+		mItemStarted:    (*Parser).itemStarted,
+		mItemCompleted:  (*Parser).itemCompleted,
+		mAgentDelta:     (*Parser).agentDelta,
+		mReasoningDelta: (*Parser).reasoningDelta,
+		mReasoningText:  (*Parser).reasoningDelta,
+		mTokenUsage:     (*Parser).tokenUsage,
+		mError:          (*Parser).errorNotification,
+		mServerResolved: (*Parser).serverResolved,
+		mConfigWarning:  (*Parser).warning,
+		mDeprecation:    (*Parser).warning,
+	}
+}
+
+// known lists the methods that are mapped to custom payloads by design
+// (audit value, nothing to normalize); they do not count as unknown.
+var known = map[string]bool{
+	mReasoningPart: true, "thread/status/changed": true, "account/rateLimits/updated": true,
+	"remoteControl/status/changed": true, "turn/diff/updated": true, "turn/plan/updated": true,
+	"item/plan/delta": true, "item/commandExecution/outputDelta": true, "item/fileChange/outputDelta": true,
+	"item/commandExecution/terminalInteraction": true, "item/fileChange/patchUpdated": true,
+	"item/mcpToolCall/progress": true, "model/rerouted": true, "thread/name/updated": true,
+	"thread/archived": true, "thread/unarchived": true, "thread/closed": true, "thread/compacted": true,
+	"mcpServer/startupStatus/updated": true, "skills/changed": true, "account/updated": true,
+	"item/autoApprovalReview/started": true, "item/autoApprovalReview/completed": true,
+	"hook/started": true, "hook/completed": true,
+}
+
+// legacyPrefix marks the v1 event notifications (codex/event/<type>) that
+// builds before v2 sent beside the v2 ones; they duplicate v2 content and
+// are kept as custom payloads.
+var legacyPrefix = []byte("codex/event/")
+
+// Feed processes one server-to-client frame (the app-server's stdout), in
+// wire order. Blank lines are ignored; invalid frames are malformed
+// protocol (they poison the checkpoint); every message is mapped to
+// transcript items and payloads. Feed returns only the sink's error
+// (sticky) or ErrFinished.
+func (p *Parser) Feed(f jsonrpc.Frame) error {
+	if p.done {
+		return ErrFinished
+	}
+	if err := p.em.Err(); err != nil {
+		return err
+	}
+	switch f.Class {
+	case jsonrpc.None:
+		if f.Kind == 0 || string(f.Raw) == "\xEF\xBB\xBF" {
+			return p.malformedFrame(f, "byte order mark")
+		}
+		return nil
+	case jsonrpc.Notification:
+		return p.notification(f)
+	case jsonrpc.Request:
+		return p.serverRequest(f)
+	case jsonrpc.Response, jsonrpc.ErrorResponse:
+		return p.response(f)
+	case jsonrpc.Batch:
+		// The app-server never batches; take the elements one by one.
+		for e, err := range f.Batch() {
+			if err != nil {
+				if e := p.malformedFrame(e, err.Error()); e != nil {
+					return e
+				}
+				continue
+			}
+			if err := p.Feed(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return p.malformedFrame(f, "not a JSON-RPC message")
+}
+
+// FeedError records a framing problem of the server's output (a
+// *jsonrpc.MessageError: an invalid line, or a line over the size limit
+// whose bytes were skipped) as malformed protocol: it poisons the
+// checkpoint and parsing goes on. It returns only the sink's error.
+func (p *Parser) FeedError(err error) error {
+	if p.done {
+		return ErrFinished
+	}
+	if err == nil {
+		return p.em.Err()
+	}
+	meta := map[string]string{"malformed": err.Error()}
+	raw := map[string]any{"error": err.Error()}
+	var me *jsonrpc.MessageError
+	if errors.As(err, &me) {
+		meta["line"] = strconv.Itoa(me.Line)
+		meta["offset"] = strconv.FormatInt(me.Offset, 10)
+		raw["line"], raw["offset"] = me.Line, me.Offset
+	}
+	return p.poison(driver.TranscriptItem{Kind: driver.TranscriptStdout, Text: err.Error(), Metadata: meta}, raw)
+}
+
+// malformedFrame keeps a frame that is not a valid server message as a
+// stdout transcript item and an appserver/malformed payload.
+func (p *Parser) malformedFrame(f jsonrpc.Frame, why string) error {
+	text := string(f.Data)
+	if text == "" {
+		text = string(f.Raw)
+	}
+	if text == "" {
+		text = why
+	}
+	meta := map[string]string{"malformed": why, "line": strconv.Itoa(f.Line), "offset": strconv.FormatInt(f.Offset, 10)}
+	return p.poison(driver.TranscriptItem{Kind: driver.TranscriptStdout, Text: text, Metadata: meta},
+		map[string]any{"error": why, "line": f.Line, "offset": f.Offset, "text": text})
+}
+
+func (p *Parser) poison(it driver.TranscriptItem, raw map[string]any) error {
+	p.malformed++
+	if p.problem == "" {
+		p.problem = it.Metadata["malformed"]
+	}
+	if err := p.em.Item(it); err != nil {
+		return err
+	}
+	return p.custom("malformed", driver.StreamPayload{Raw: raw})
+}
+
+// custom emits a custom payload, holding it back until run.started has
+// been emitted with this run's coordinates.
+func (p *Parser) custom(event string, pl driver.StreamPayload) error {
+	if !p.opts.Streaming {
+		return p.em.Err()
+	}
+	if !p.em.Started() {
+		pl.Kind = driver.CustomKind(Provider, event)
+		p.pending = append(p.pending, pl)
+		return p.em.Err()
+	}
+	return p.em.Custom(Provider, event, pl)
+}
+
+// start emits run.started with the thread and turn ids, then the custom
+// payloads held back.
+func (p *Parser) start() error {
+	if p.em.Started() {
+		return p.em.Err()
+	}
+	if err := p.em.Start("", p.threadID, p.turnID); err != nil {
+		return err
+	}
+	return p.flush()
+}
+
+func (p *Parser) flush() error {
+	for _, pl := range p.pending {
+		ev := string(pl.Kind[len(Provider)+1:])
+		if err := p.em.Custom(Provider, ev, pl); err != nil {
+			return err
+		}
+	}
+	p.pending = nil
+	return p.em.Err()
+}
+
+// rawValue returns an owned copy of a JSON value for a payload's Raw.
+func rawValue(b []byte) json.RawMessage {
+	if b == nil {
+		return nil
+	}
+	return append(json.RawMessage(nil), b...)
+}
+
+// decodeParams decodes the params of a message; a failure is malformed
+// protocol.
+func (p *Parser) decodeParams(f jsonrpc.Frame, pr *params) (bool, error) {
+	if err := f.DecodeParams(pr); err != nil {
+		return false, p.malformedFrame(f, err.Error())
+	}
+	return true, nil
+}
+
+func (p *Parser) notification(f jsonrpc.Frame) error {
+	method := f.Method
+	h := notifications[string(method)]
+	var pr params
+	if ok, err := p.decodeParams(f, &pr); !ok {
+		return err
+	}
+	if !p.inScope(&pr, string(method)) {
+		return p.otherScopeNotification(f, &pr)
+	}
+	if h != nil {
+		return h(p, f, &pr)
+	}
+	if !known[string(method)] && !bytes.HasPrefix(method, legacyPrefix) {
+		p.unknown++
+	}
+	return p.customFrame(string(method), f, &pr)
+}
+
+// customFrame emits a notification that has no canonical mapping as the
+// custom kind appserver/<method> with its params.
+func (p *Parser) customFrame(event string, f jsonrpc.Frame, pr *params) error {
+	raw := map[string]any{"method": string(f.Method), "params": rawValue(f.Params)}
+	return p.custom(event, driver.StreamPayload{ThreadID: pr.ThreadID, TurnID: pr.TurnID, Raw: raw})
+}
+
+// inScope reports whether a notification belongs to this run: its
+// threadId (when it has one and this run's thread is known) is this run's
+// thread, and its turnId (when it has one and a turn of this run is known)
+// is one of this run's turns. Notifications without ids (configWarning,
+// account updates) are session-wide and in scope.
+func (p *Parser) inScope(pr *params, method string) bool {
+	th := pr.ThreadID
+	if th == "" && pr.Thread != nil && method == mThreadStarted {
+		th = pr.Thread.ID
+	}
+	if th != "" && p.threadID != "" && th != p.threadID {
+		return false
+	}
+	tu := pr.TurnID
+	if tu == "" && pr.Turn != nil && (method == mTurnStarted || method == mTurnCompleted) {
+		tu = pr.Turn.ID
+	}
+	if tu != "" && p.turnID != "" && !p.turns[tu] {
+		// A turn/started of a new turn on this thread starts it.
+		return method == mTurnStarted && th == p.threadID && p.st != stateTurn
+	}
+	return true
+}
+
+// otherScopeNotification keeps a notification about another thread or turn
+// in the audit trail only: a custom payload appserver/<method> with scope
+// "other", and one system item per other thread/turn.
+func (p *Parser) otherScopeNotification(f jsonrpc.Frame, pr *params) error {
+	p.otherScope++
+	th, tu := pr.ThreadID, pr.TurnID
+	if th == "" && pr.Thread != nil {
+		th = pr.Thread.ID
+	}
+	if tu == "" && pr.Turn != nil {
+		tu = pr.Turn.ID
+	}
+	key := th + "\x00" + tu
+	if !p.otherSeen[key] {
+		p.otherSeen[key] = true
+		meta := map[string]string{"scope": "other", "method": string(f.Method), "thread_id": th, "turn_id": tu}
+		if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: "notification for another thread or turn: " + string(f.Method), Metadata: meta}); err != nil {
+			return err
+		}
+	}
+	raw := map[string]any{"scope": "other", "method": string(f.Method), "params": rawValue(f.Params)}
+	return p.custom(string(f.Method), driver.StreamPayload{Raw: raw})
+}
+
+// adoptThread makes id this run's thread if none is known yet.
+func (p *Parser) adoptThread(id string) error {
+	if id == "" || p.threadID != "" {
+		return p.em.Err()
+	}
+	p.threadID = id
+	if p.st == stateStart {
+		p.st = stateThread
+	}
+	return p.em.Err()
+}
+
+// beginTurn makes id this run's current turn.
+func (p *Parser) beginTurn(id string) error {
+	if id == "" || p.turns[id] {
+		return p.em.Err()
+	}
+	p.turns[id] = true
+	p.turnID = id
+	p.st = stateTurn
+	p.turnStatus, p.turnError = "", ""
+	p.terminal = nil
+	p.turnUsage = nil
+	return p.start()
+}
+
+func (p *Parser) threadStarted(f jsonrpc.Frame, pr *params) error {
+	if pr.Thread == nil || pr.Thread.ID == "" {
+		return p.malformedFrame(f, "thread/started without thread.id")
+	}
+	return p.adoptThread(pr.Thread.ID)
+}
+
+func (p *Parser) turnStarted(f jsonrpc.Frame, pr *params) error {
+	if pr.Turn == nil || pr.Turn.ID == "" {
+		return p.malformedFrame(f, "turn/started without turn.id")
+	}
+	if err := p.adoptThread(pr.ThreadID); err != nil {
+		return err
+	}
+	if err := p.beginTurn(pr.Turn.ID); err != nil {
+		return err
+	}
+	return p.em.StepStarted("turn")
+}
+
+// response handles a server response to a client request: the thread and
+// turn ids come from here.
+func (p *Parser) response(f jsonrpc.Frame) error {
+	method, paired := p.clientReqs[f.ID.Key()]
+	if paired {
+		delete(p.clientReqs, f.ID.Key())
+	}
+	if f.Class == jsonrpc.ErrorResponse {
+		e, err := f.DecodeError()
+		if err != nil {
+			return p.malformedFrame(f, err.Error())
+		}
+		msg := e.Message
+		if method != "" {
+			msg = method + ": " + msg
+		}
+		if p.rpcError == "" {
+			p.rpcError = msg
+		}
+		meta := map[string]string{"code": string(e.Code), "request_id": f.ID.String()}
+		if method != "" {
+			meta["method"] = method
+		}
+		return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptFailure, Text: nonEmpty(msg, "error response"), Metadata: meta})
+	}
+	var r rpcResult
+	if err := f.DecodeResult(&r); err != nil {
+		// Results of other methods need not be objects.
+		if len(f.Result) > 0 && f.Result[0] == '{' {
+			return p.malformedFrame(f, err.Error())
+		}
+		return nil
+	}
+	switch {
+	case r.Thread != nil && (method == "" || method == mThreadStart || method == mThreadResume || method == mThreadFork):
+		if r.Thread.ID == "" {
+			return p.malformedFrame(f, "thread response without thread.id")
+		}
+		if p.threadID == "" {
+			if err := p.adoptThread(r.Thread.ID); err != nil {
+				return err
+			}
+			return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptInit, SessionID: r.Thread.ID, Model: r.Model, Metadata: map[string]string{"method": nonEmpty(method, "thread")}})
+		}
+	case r.Turn != nil && (method == "" || method == mTurnStart):
+		if r.Turn.ID == "" {
+			return p.malformedFrame(f, "turn/start response without turn.id")
+		}
+		return p.beginTurn(r.Turn.ID)
+	}
+	return p.em.Err()
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// FeedClient processes one client-to-server frame (the app-server's
+// stdin), so that responses pair with the requests they answer (the
+// method of each request id) and approval answers with the server's
+// requests. Client and server ids are separate spaces: the client's
+// initialize and the server's first approval both use id 0. Feed the
+// client's frames before or after the server frames they relate to; a
+// capture replay feeds the whole stdin first. It returns only sink errors.
+func (p *Parser) FeedClient(f jsonrpc.Frame) error {
+	if p.done {
+		return ErrFinished
+	}
+	switch f.Class {
+	case jsonrpc.Request:
+		p.clientReqs[f.ID.Key()] = string(f.Method)
+	case jsonrpc.Response, jsonrpc.ErrorResponse:
+		a := clientAnswer{result: append([]byte(nil), f.Result...), isErr: f.Class == jsonrpc.ErrorResponse}
+		if a.isErr {
+			e, _ := f.DecodeError()
+			a.errMsg = nonEmpty(e.Message, "error")
+		}
+		key := f.ID.Key()
+		p.clientAnswers[key] = a
+		if ap := p.approvals[key]; ap != nil && !ap.resolved {
+			return p.resolve(ap, a)
+		}
+	}
+	return p.em.Err()
+}

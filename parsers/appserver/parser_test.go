@@ -1,0 +1,434 @@
+package appserver
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentwire/agentwire/adaptertest"
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/jsonrpc"
+	"github.com/google/go-cmp/cmp"
+)
+
+// A minimal 0.169.0-shaped session.
+const (
+	sInit       = `{"id":0,"result":{"userAgent":"x"}}`
+	sWarn       = `{"method":"configWarning","params":{"summary":"no bubblewrap","details":null}}`
+	sThreadResp = `{"id":1,"result":{"thread":{"id":"th-1"},"model":"m-1"}}`
+	sThreadStd  = `{"method":"thread/started","params":{"thread":{"id":"th-1"}}}`
+	sTurnResp   = `{"id":2,"result":{"turn":{"id":"tu-1","items":[],"status":"inProgress","error":null}}}`
+	sTurnStd    = `{"method":"turn/started","params":{"threadId":"th-1","turn":{"id":"tu-1","status":"inProgress"}}}`
+	sMsgStart   = `{"method":"item/started","params":{"threadId":"th-1","turnId":"tu-1","item":{"type":"agentMessage","id":"m1","text":""}}}`
+	sDelta1     = `{"method":"item/agentMessage/delta","params":{"threadId":"th-1","turnId":"tu-1","itemId":"m1","delta":"Hel"}}`
+	sDelta2     = `{"method":"item/agentMessage/delta","params":{"threadId":"th-1","turnId":"tu-1","itemId":"m1","delta":"lo"}}`
+	sMsgDone    = `{"method":"item/completed","params":{"threadId":"th-1","turnId":"tu-1","item":{"type":"agentMessage","id":"m1","text":"Hello","phase":"final_answer"}}}`
+	sUsage      = `{"method":"thread/tokenUsage/updated","params":{"threadId":"th-1","turnId":"tu-1","tokenUsage":{"total":{"totalTokens":1110,"inputTokens":1000,"cachedInputTokens":400,"outputTokens":110},"last":{"totalTokens":110,"inputTokens":100,"cachedInputTokens":40,"outputTokens":10}}}}`
+	sDone       = `{"method":"turn/completed","params":{"threadId":"th-1","turn":{"id":"tu-1","items":[],"status":"completed","error":null}}}`
+	sFailed     = `{"method":"turn/completed","params":{"threadId":"th-1","turn":{"id":"tu-1","status":"failed","error":{"message":"boom","codexErrorInfo":"other"}}}}`
+	sInterr     = `{"method":"turn/completed","params":{"threadId":"th-1","turn":{"id":"tu-1","status":"interrupted","error":null}}}`
+	sCmdStart   = `{"method":"item/started","params":{"threadId":"th-1","turnId":"tu-1","item":{"type":"commandExecution","id":"c1","command":"touch x","cwd":"/w","status":"inProgress"}}}`
+	sApproval   = `{"id":0,"method":"item/commandExecution/requestApproval","params":{"threadId":"th-1","turnId":"tu-1","itemId":"c1","command":"touch x","cwd":"/w","availableDecisions":["accept","acceptForSession","decline","cancel"]}}`
+	sResolved   = `{"method":"serverRequest/resolved","params":{"threadId":"th-1","requestId":0}}`
+	sCmdDone    = `{"method":"item/completed","params":{"threadId":"th-1","turnId":"tu-1","item":{"type":"commandExecution","id":"c1","command":"touch x","cwd":"/w","status":"completed","aggregatedOutput":"ok\n","exitCode":0,"durationMs":5}}}`
+)
+
+var sSession = []string{sInit, sWarn, sThreadResp, sThreadStd, sTurnResp, sTurnStd, sMsgStart, sDelta1, sDelta2, sMsgDone, sUsage, sDone}
+
+const sStdin = `{"method":"initialize","id":0,"params":{"clientInfo":{"name":"t","version":"1"}}}
+{"method":"initialized"}
+{"method":"thread/start","id":1,"params":{}}
+{"method":"turn/start","id":2,"params":{"threadId":"th-1","input":[{"type":"text","text":"hi"}]}}
+{"id":0,"result":{"decision":"accept"}}
+`
+
+var streaming = Options{Streaming: true, SessionData: map[string]string{driver.ParamCWD: "/w"}}
+
+func TestSuccess(t *testing.T) {
+	r := mustRun(t, sStdin, lines(sSession...), streaming, Outcome{})
+	want := []string{"run.started", "appserver/configWarning", "step.started:turn", "text.start:m1", "text.content:m1", "text.content:m1", "text.end:m1", "step.finished:turn", "run.finished"}
+	if d := cmp.Diff(want, kinds(r.Payloads)); d != "" {
+		t.Fatalf("payloads (-want +got):\n%s", d)
+	}
+	if p := r.Payloads[0]; p.ThreadID != "th-1" || p.TurnID != "tu-1" {
+		t.Errorf("run.started coordinates %+v", p)
+	}
+	if d := cmp.Diff([]string{"system", "init", "assistant", "result"}, itemKinds(r.Items)); d != "" {
+		t.Fatalf("items (-want +got):\n%s", d)
+	}
+	resp := r.Response
+	if resp.Output != "Hello" || resp.Summary != "" || resp.Failure != nil {
+		t.Fatalf("response %+v", resp)
+	}
+	// Usage: the increase of the thread total over the turn (1000-100 was
+	// the thread's total before the turn's first model call).
+	if d := cmp.Diff(&driver.Usage{InputTokens: 100, CachedInputTokens: 40, OutputTokens: 10}, resp.Usage); d != "" {
+		t.Errorf("usage (-want +got):\n%s", d)
+	}
+	if resp.Metadata[MetaThreadIn] != "1000" {
+		t.Errorf("metadata %v", resp.Metadata)
+	}
+	if cp := resp.Checkpoint; cp == nil || !cp.Valid || cp.State.ResumeID != "th-1" || cp.State.Data[driver.ParamCWD] != "/w" {
+		t.Fatalf("checkpoint %+v", cp)
+	}
+	if term := resp.RawStreams.Terminal; term == nil || term.Event != "turn/completed" || string(term.JSON) != sDone {
+		t.Fatalf("terminal %+v", term)
+	}
+}
+
+func TestTerminalStatus(t *testing.T) {
+	base := sSession[:len(sSession)-1]
+	for _, tc := range []struct {
+		name string
+		last string
+		out  Outcome
+		code driver.FailureCode
+		msg  string
+	}{
+		{"failed", sFailed, Outcome{}, driver.FailureAgentError, "boom"},
+		{"interrupted", sInterr, Outcome{}, driver.FailureCancelled, "turn interrupted"},
+		{"completed but exit 1", sDone, Outcome{ExitCode: 1}, driver.FailureAgentError, "app-server exited with code 1"},
+		{"completed but cancelled", sDone, Outcome{Cancelled: true}, driver.FailureCancelled, "app-server run cancelled"},
+		{"no terminal", "", Outcome{}, driver.FailureAgentError, "app-server output ended without turn/completed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := slices.Clone(base)
+			if tc.last != "" {
+				in = append(in, tc.last)
+			}
+			r := mustRun(t, "", lines(in...), streaming, tc.out)
+			f := r.Response.Failure
+			if f == nil || f.Code != tc.code || f.Message != tc.msg {
+				t.Fatalf("failure %+v", f)
+			}
+			if cp := r.Response.Checkpoint; cp == nil || cp.Valid {
+				t.Fatalf("checkpoint %+v", cp)
+			}
+			if last := r.Payloads[len(r.Payloads)-1]; last.Kind != driver.StreamRunError {
+				t.Fatalf("last payload %s", last.Kind)
+			}
+			if (r.Response.RawStreams.Terminal != nil) != (tc.last != "") {
+				t.Fatalf("terminal %+v", r.Response.RawStreams.Terminal)
+			}
+		})
+	}
+}
+
+// TestTruncation cuts the session at every line and inside every line:
+// never a valid checkpoint, no violation, a Failure.
+func TestTruncation(t *testing.T) {
+	full := lines(append(slices.Clone(sSession[:9]), sCmdStart, sApproval, sResolved, sCmdDone, sMsgDone, sUsage, sDone)...)
+	end := len(full) - 2 // the terminal's closing brace
+	for n := 0; n < end; n++ {
+		for _, out := range []Outcome{{}, {Signal: "SIGKILL", ExitCode: -1}} {
+			r, v := run(sStdin, full[:n], "", streaming, out, nil)
+			if len(v) > 0 {
+				t.Fatalf("cut at %d: violations:\n%s", n, v)
+			}
+			if cp := r.Response.Checkpoint; cp != nil && cp.Valid {
+				t.Fatalf("cut at %d: valid checkpoint", n)
+			}
+			if r.Response.Failure == nil {
+				t.Fatalf("cut at %d: no failure", n)
+			}
+		}
+	}
+	// The whole session is a success.
+	if r := mustRun(t, sStdin, full, streaming, Outcome{}); !r.Response.Checkpoint.Valid {
+		t.Fatalf("full session: %+v", r.Response.Checkpoint)
+	}
+}
+
+func TestApprovalIDZero(t *testing.T) {
+	in := lines(sInit, sThreadResp, sTurnResp, sTurnStd, sCmdStart, sApproval, sResolved, sCmdDone, sDone)
+	for _, stdin := range []string{sStdin, ""} {
+		sink := &adaptertest.RecordingSink{}
+		p := New(sink, streaming)
+		if stdin != "" {
+			feedAll(t, p.FeedClient, stdin)
+		}
+		var got []Approval
+		r := jsonrpc.NewReader(strings.NewReader(in), jsonrpc.Options{})
+		for f, err := range r.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Feed(f); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, p.TakeApprovals()...)
+		}
+		resp, err := p.Finish(Outcome{})
+		if v := sink.Check(true, Capability, resp, err, Codec); len(v) > 0 {
+			t.Fatalf("violations:\n%s", v)
+		}
+		if len(got) != 1 {
+			t.Fatalf("approvals %+v", got)
+		}
+		a := got[0]
+		if a.ID.String() != "0" || a.Method != "item/commandExecution/requestApproval" || a.ItemID != "c1" || a.TurnID != "tu-1" || a.Decision.Prompt != "touch x" || a.Decision.Kind != driver.HumanDecisionPermission || len(a.Decision.Choices) != 4 {
+			t.Fatalf("approval %+v", a)
+		}
+		line, err := a.Answer(driver.DecisionResponse{Result: driver.DecisionApproved})
+		if err != nil || string(line) != `{"id":0,"result":{"decision":"accept"}}`+"\n" {
+			t.Fatalf("answer %s %v", line, err)
+		}
+		line, _ = a.Answer(driver.DecisionResponse{Result: driver.DecisionRejected})
+		if string(line) != `{"id":0,"result":{"decision":"decline"}}`+"\n" {
+			t.Fatalf("decline %s", line)
+		}
+		if a.DecisionFor(driver.DecisionResponse{Result: driver.DecisionApproved, Choice: "acceptForSession"}) != "acceptForSession" || a.DecisionFor(driver.DecisionResponse{Result: driver.DecisionAborted}) != "cancel" {
+			t.Fatal("DecisionFor")
+		}
+		var req, res *driver.StreamPayload
+		for i := range sink.Payloads {
+			switch sink.Payloads[i].Kind {
+			case driver.StreamHITLRequested:
+				req = &sink.Payloads[i]
+			case driver.StreamHITLResolved:
+				res = &sink.Payloads[i]
+			}
+		}
+		if req == nil || res == nil || req.HITLRequested.RequestID != "0" || req.HITLRequested.ToolCallID != "c1" || res.HITLResolved.RequestID != "0" {
+			t.Fatalf("hitl payloads %+v %+v", req, res)
+		}
+		wantRes := driver.DecisionApproved
+		if stdin == "" {
+			wantRes = driver.DecisionAnswered
+		}
+		if res.HITLResolved.Result != wantRes {
+			t.Errorf("stdin=%v: resolved %+v", stdin != "", res.HITLResolved)
+		}
+	}
+	// The client id 0 (initialize) is not confused with the server's id 0.
+	if r := mustRun(t, sStdin, in, streaming, Outcome{}); !r.Response.Checkpoint.Valid {
+		t.Fatalf("checkpoint %+v", r.Response.Checkpoint)
+	}
+}
+
+func feedAll(t *testing.T, feed func(jsonrpc.Frame) error, s string) {
+	t.Helper()
+	for f, err := range jsonrpc.NewReader(strings.NewReader(s), jsonrpc.Options{}).All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := feed(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestOtherThread: notifications about another thread or an unknown turn
+// stay in the audit and never reach this run's lifecycles or output.
+func TestOtherThread(t *testing.T) {
+	other := []string{
+		`{"method":"thread/started","params":{"thread":{"id":"th-child"}}}`,
+		`{"method":"item/started","params":{"threadId":"th-child","turnId":"x","item":{"type":"agentMessage","id":"m1","text":""}}}`,
+		`{"method":"item/agentMessage/delta","params":{"threadId":"th-child","turnId":"x","itemId":"m1","delta":"NOT OURS"}}`,
+		`{"method":"item/completed","params":{"threadId":"th-1","turnId":"old-turn","item":{"type":"agentMessage","id":"m0","text":"OLD"}}}`,
+		`{"id":0,"method":"item/commandExecution/requestApproval","params":{"threadId":"th-child","turnId":"x","itemId":"c9"}}`,
+		`{"method":"turn/completed","params":{"threadId":"th-child","turn":{"id":"x","status":"failed","error":{"message":"child failed"}}}}`,
+	}
+	in := slices.Clone(sSession[:9])
+	in = append(in, other...)
+	in = append(in, sSession[9:]...)
+	r := mustRun(t, "", lines(in...), streaming, Outcome{})
+	if r.Response.Output != "Hello" || r.Response.Failure != nil || !r.Response.Checkpoint.Valid {
+		t.Fatalf("response %+v", r.Response)
+	}
+	for _, p := range r.Payloads {
+		if strings.Contains(p.Delta, "NOT OURS") || p.Kind == driver.StreamHITLRequested {
+			t.Fatalf("other thread leaked into the stream: %+v", p)
+		}
+	}
+	n := 0
+	for _, p := range r.Payloads {
+		if p.Kind.IsCustom() && p.Raw["scope"] == "other" {
+			n++
+		}
+	}
+	if n != len(other) || r.Response.Metadata[MetaOther] != "6" {
+		t.Fatalf("%d other-scope payloads, metadata %v", n, r.Response.Metadata)
+	}
+	sys := 0
+	for _, it := range r.Items {
+		if it.Metadata["scope"] == "other" {
+			sys++
+		}
+	}
+	// th-child with no turn (thread/started), th-child/x, th-1/old-turn.
+	if sys != 3 {
+		t.Fatalf("%d system items for other scopes", sys)
+	}
+}
+
+func TestUnknownMethodAndItem(t *testing.T) {
+	in := slices.Clone(sSession[:9])
+	in = append(in,
+		`{"method":"thread/goal/updated","params":{"threadId":"th-1","goal":{"text":"g"}}}`,
+		`{"method":"item/started","params":{"threadId":"th-1","turnId":"tu-1","item":{"type":"sleep","id":"s1","durationMs":20}}}`,
+		`{"method":"item/completed","params":{"threadId":"th-1","turnId":"tu-1","item":{"type":"sleep","id":"s1","durationMs":20}}}`,
+		`{"id":7,"method":"some/new/request","params":{"threadId":"th-1"}}`,
+	)
+	in = append(in, sSession[9:]...)
+	r := mustRun(t, "", lines(in...), streaming, Outcome{})
+	var customs []string
+	for _, p := range r.Payloads {
+		if p.Kind.IsCustom() {
+			customs = append(customs, string(p.Kind))
+		}
+	}
+	want := []string{"appserver/configWarning", "appserver/thread/goal/updated", "appserver/sleep", "appserver/sleep"}
+	if d := cmp.Diff(want, customs); d != "" {
+		t.Fatalf("customs (-want +got):\n%s", d)
+	}
+	if r.Response.Metadata[MetaUnknown] != "3" || !r.Response.Checkpoint.Valid {
+		t.Fatalf("metadata %v checkpoint %+v", r.Response.Metadata, r.Response.Checkpoint)
+	}
+	if !slices.Contains(itemKinds(r.Items), "system") {
+		t.Fatal("no system item for the unknown item type")
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	for _, bad := range []string{
+		`[SandboxDebug] stdout noise`,
+		`{"method":"item/agentMessage/delta","params":{"itemId":1}}`,
+		`{"method":"turn/completed","params":{"threadId":"th-1","turn":{"id":"tu-1"}}}`,
+		`{"id":true,"result":{}}`,
+		`{"method":"item/started","params":{"item":{"type":"agentMessage"}}}`,
+	} {
+		in := slices.Clone(sSession[:9])
+		in = append(in, bad)
+		in = append(in, sSession[9:]...)
+		r := mustRun(t, "", lines(in...), streaming, Outcome{})
+		if cp := r.Response.Checkpoint; cp == nil || cp.Valid || r.Response.Metadata[MetaCheckpoint] != "malformed protocol" {
+			t.Fatalf("%s: checkpoint %+v %v", bad, cp, r.Response.Metadata)
+		}
+		if r.Response.Output != "Hello" {
+			t.Fatalf("%s: parsing did not go on", bad)
+		}
+	}
+	// A line over the limit, through FeedError.
+	sink := &adaptertest.RecordingSink{}
+	p := New(sink, streaming)
+	feedAll(t, p.Feed, lines(sSession[:9]...))
+	if err := p.FeedError(&jsonrpc.MessageError{Line: 3, Offset: 9, Err: jsonrpc.ErrLineTooLong}); err != nil {
+		t.Fatal(err)
+	}
+	feedAll(t, p.Feed, lines(sSession[9:]...))
+	resp, err := p.Finish(Outcome{})
+	if err != nil || resp.Checkpoint.Valid || resp.Metadata[MetaMalformed] != "1" {
+		t.Fatalf("%v %+v", err, resp.Metadata)
+	}
+}
+
+func TestErrorResponse(t *testing.T) {
+	in := lines(sInit, `{"id":1,"error":{"code":-32600,"message":"Invalid request: unknown variant"}}`)
+	r := mustRun(t, sStdin, in, streaming, Outcome{})
+	f := r.Response.Failure
+	if f == nil || f.Message != "thread/start: Invalid request: unknown variant" {
+		t.Fatalf("failure %+v", f)
+	}
+	if r.Response.Checkpoint != nil {
+		t.Fatalf("checkpoint without a thread: %+v", r.Response.Checkpoint)
+	}
+}
+
+func TestRetryErrorIsNotTerminal(t *testing.T) {
+	in := slices.Clone(sSession[:8])
+	in = append(in,
+		`{"method":"error","params":{"error":{"message":"Reconnecting... 1/1","codexErrorInfo":{"responseStreamDisconnected":{"httpStatusCode":null}}},"willRetry":true,"threadId":"th-1","turnId":"tu-1"}}`,
+		`{"method":"item/started","params":{"threadId":"th-1","turnId":"tu-1","item":{"type":"agentMessage","id":"m2","text":""}}}`,
+		`{"method":"item/completed","params":{"threadId":"th-1","turnId":"tu-1","item":{"type":"agentMessage","id":"m2","text":"Hello"}}}`,
+		sDone)
+	r := mustRun(t, "", lines(in...), streaming, Outcome{})
+	if r.Response.Failure != nil || !r.Response.Checkpoint.Valid {
+		t.Fatalf("%+v", r.Response)
+	}
+	// m1 got a delta and never completed: closed before the terminal.
+	k := kinds(r.Payloads)
+	if i, j := slices.Index(k, "text.end:m1"), slices.Index(k, "run.finished"); i < 0 || i > j {
+		t.Fatalf("m1 not closed before the terminal: %v", k)
+	}
+	for _, it := range r.Items {
+		if it.Kind == driver.TranscriptSystem && it.Metadata["will_retry"] == "true" && it.Metadata["code"] == "responseStreamDisconnected" {
+			return
+		}
+	}
+	t.Fatal("retry notice not kept")
+}
+
+func TestBatchAndDuplicates(t *testing.T) {
+	in := slices.Clone(sSession[:6])
+	in = append(in, "["+sMsgStart+","+sDelta1+"]", sMsgDone, sMsgDone, sDone, sDone)
+	r := mustRun(t, "", lines(in...), streaming, Outcome{})
+	if r.Response.Metadata[MetaMalformed] != "2" || r.Response.Checkpoint.Valid {
+		t.Fatalf("%v", r.Response.Metadata)
+	}
+}
+
+func TestFinishTwice(t *testing.T) {
+	p := New(&adaptertest.RecordingSink{}, streaming)
+	if _, err := p.Finish(Outcome{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Finish(Outcome{}); !errors.Is(err, ErrFinished) {
+		t.Fatal(err)
+	}
+	if err := p.Feed(jsonrpc.Frame{}); !errors.Is(err, ErrFinished) {
+		t.Fatal(err)
+	}
+}
+
+func TestEncoders(t *testing.T) {
+	var b []byte
+	var err error
+	step := func(nb []byte, e error) {
+		if e != nil {
+			t.Fatal(e)
+		}
+		b, err = nb, e
+	}
+	step(AppendInitialize(b, jsonrpc.IntID(0), ClientInfo{Name: "agentwire", Version: "1"}, nil))
+	step(AppendInitialized(b))
+	step(AppendThreadStart(b, jsonrpc.IntID(1), map[string]any{"approvalPolicy": "untrusted"}))
+	step(AppendThreadResume(b, jsonrpc.IntID(2), "th-1", nil))
+	step(AppendTurnStart(b, jsonrpc.IntID(3), "th-1", "hi", nil))
+	step(AppendTurnInterrupt(b, jsonrpc.IntID(4), "th-1", "tu-1"))
+	step(AppendDecision(b, jsonrpc.IntID(0), "decline"))
+	step(AppendErrorResponse(b, jsonrpc.StringIDOf("r"), -32601, "method not found"))
+	_ = err
+	want := `{"id":0,"method":"initialize","params":{"clientInfo":{"name":"agentwire","version":"1"}}}
+{"method":"initialized"}
+{"id":1,"method":"thread/start","params":{"approvalPolicy":"untrusted"}}
+{"id":2,"method":"thread/resume","params":{"threadId":"th-1"}}
+{"id":3,"method":"turn/start","params":{"input":[{"text":"hi","type":"text"}],"threadId":"th-1"}}
+{"id":4,"method":"turn/interrupt","params":{"threadId":"th-1","turnId":"tu-1"}}
+{"id":0,"result":{"decision":"decline"}}
+{"id":"r","error":{"code":-32601,"message":"method not found"}}
+`
+	if d := cmp.Diff(want, string(b)); d != "" {
+		t.Fatalf("(-want +got)\n%s", d)
+	}
+}
+
+func TestCodec(t *testing.T) {
+	st := &driver.SessionState{ResumeID: "th-1", DisplayID: "th-1", Data: map[string]string{driver.ParamCWD: "/w"}}
+	p := Codec.ToParams(st)
+	if d := cmp.Diff(st, Codec.FromParams(p)); d != "" {
+		t.Fatal(d)
+	}
+	g := Codec.GuardFingerprint(p)
+	if len(g) != 64 || g != Codec.GuardFingerprint(p) {
+		t.Fatal(g)
+	}
+	p2 := Codec.ToParams(&driver.SessionState{ResumeID: "th-1", Data: map[string]string{driver.ParamCWD: ""}})
+	if Codec.GuardFingerprint(p2) == g || Codec.GuardFingerprint(driver.SessionParams{}) != "" || Codec.FromParams(driver.SessionParams{}) != nil {
+		t.Fatal("guard does not separate states")
+	}
+	if v := adaptertest.CheckResponse(driver.Response{Checkpoint: &driver.Checkpoint{State: st, Valid: true}, RawStreams: &driver.RawStreams{Terminal: &driver.TerminalPayload{Event: TerminalEvent, JSON: []byte(sDone)}}}, nil, Codec); len(v) > 0 {
+		t.Fatal(v)
+	}
+}
