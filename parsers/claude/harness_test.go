@@ -293,3 +293,6 @@ func frames(b []byte) []ndjson.Frame {
 		out = append(out, f.Clone())
 	}
 }
+
+// diffRuns compares two replays of one input.
+func diffRuns(a, b run) string { return cmp.Diff(a.comparable(), b.comparable(), cmpOpts) }
