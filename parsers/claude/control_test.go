@@ -245,8 +245,12 @@ func TestControlRequests(t *testing.T) {
 		if len(res) != 2 || res[0] != driver.DecisionRejected || res[1] != driver.DecisionAborted {
 			t.Errorf("resolutions %v", res)
 		}
-		if _, err := p.Finish(Outcome{}); err != nil {
+		resp, err := p.Finish(Outcome{})
+		if err != nil {
 			t.Fatal(err)
+		}
+		if v := sink.Check(true, p.Capability(), resp, err, Codec); len(v) > 0 {
+			t.Fatal(v)
 		}
 		if err := p.FeedInput(frames(host)[0]); !errors.Is(err, ErrFinished) {
 			t.Errorf("FeedInput after Finish: %v", err)

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -99,5 +100,40 @@ func TestParseMatchesReplay(t *testing.T) {
 		if v := sink.Check(c.opts.Streaming, New(nil, c.opts).Capability(), resp, err, Codec); len(v) > 0 {
 			t.Errorf("%s: %v", c.name, v)
 		}
+	}
+}
+
+type failingReader struct {
+	data []byte
+	err  error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestParseErrors: a read error is an infrastructure error (the bytes read
+// so far are kept), a failing sink stops emission but not the raw capture,
+// and a nil stderr is empty.
+func TestParseErrors(t *testing.T) {
+	in := stream(initL(), asstL("", "m1", textB("Hi")), okL("Hi"))
+	boom := errors.New("read failed")
+	sink := &adaptertest.RecordingSink{}
+	resp, err := Parse(&failingReader{data: in[:len(in)-10], err: boom}, nil, sink, Options{Streaming: true}, Outcome{})
+	if !errors.Is(err, boom) || resp.Checkpoint.Valid || resp.RawStreams.Stdout != string(in[:len(in)-10]) {
+		t.Fatalf("err %v checkpoint %+v", err, resp.Checkpoint)
+	}
+	if v := sink.Check(true, New(nil, Options{}).Capability(), resp, err, Codec); len(v) > 0 {
+		t.Fatal(v)
+	}
+	failing := &adaptertest.RecordingSink{FailAfter: 1}
+	resp, err = Parse(bytes.NewReader(in), bytes.NewReader([]byte("warn\n")), failing, Options{Streaming: true}, Outcome{})
+	if !errors.Is(err, adaptertest.ErrSinkFailed) || resp.RawStreams.Stdout != string(in) || resp.RawStreams.Stderr != "warn\n" {
+		t.Fatalf("err %v raw %+v", err, resp.RawStreams)
 	}
 }
