@@ -264,3 +264,91 @@ func TestCorpusReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusSemantics asserts what each recorded scenario means, beyond
+// the goldens: success and checkpoint, the failure and its terminal,
+// cancellation, tool errors and the resumed run's usage.
+func TestCorpusSemantics(t *testing.T) {
+	states := map[string]*driver.SessionState{}
+	seen := map[string]bool{}
+	for _, c := range corpusCases(t) {
+		if strings.HasPrefix(c.name, "public/") {
+			continue
+		}
+		_, scenario, _ := strings.Cut(c.name, "/")
+		opts := Options{Streaming: true}
+		if c.prev != "" {
+			opts.Resume = states[c.prev]
+		}
+		r, v := run(c.stdout, c.stderr, opts, c.out, nil)
+		if len(v) > 0 {
+			t.Fatalf("%s: violations:\n%s", c.name, v)
+		}
+		resp := r.Response
+		if cp := resp.Checkpoint; cp != nil && cp.Valid {
+			states[c.name] = cp.State
+		}
+		valid := resp.Checkpoint != nil && resp.Checkpoint.Valid
+		var term string
+		if resp.RawStreams.Terminal != nil {
+			term = resp.RawStreams.Terminal.Event
+		}
+		seen[scenario] = true
+		switch scenario {
+		case "text", "reasoning", "unicode", "tool-success", "tool-failure", "big-output", "resume/run-1", "resume/run-2":
+			if !valid || resp.Failure != nil || term != "turn.completed" || resp.Output == "" || resp.Usage == nil {
+				t.Errorf("%s: valid %v failure %+v terminal %q output %q usage %+v", c.name, valid, resp.Failure, term, resp.Output, resp.Usage)
+			}
+		case "api-error", "disconnect", "stream-error":
+			if valid || resp.Failure == nil || resp.Failure.Code != driver.FailureAgentError || term != "turn.failed" || resp.ExitCode == 0 {
+				t.Errorf("%s: valid %v failure %+v terminal %q", c.name, valid, resp.Failure, term)
+			}
+		case "cancel":
+			if valid || resp.Failure == nil || resp.Failure.Code != driver.FailureCancelled || term != "" {
+				t.Errorf("%s: valid %v failure %+v terminal %q", c.name, valid, resp.Failure, term)
+			}
+			// Without the host's cancellation flag the run still fails:
+			// 0.58 exits 0 after SIGINT, with no terminal.
+			out := c.out
+			out.Cancelled = false
+			r2, _ := run(c.stdout, c.stderr, opts, out, nil)
+			if r2.Response.Checkpoint.Valid || r2.Response.Failure == nil {
+				t.Errorf("%s without the cancel flag: %+v", c.name, r2.Response.Failure)
+			}
+		default:
+			t.Errorf("%s: scenario without semantic expectations", c.name)
+		}
+		switch scenario {
+		case "tool-failure":
+			var failed bool
+			for _, it := range r.Items {
+				failed = failed || it.Kind == driver.TranscriptToolResult && it.IsError && it.Data["exit_code"] != 0
+			}
+			if !failed {
+				t.Errorf("%s: no failed tool result", c.name)
+			}
+		case "big-output":
+			var longest int
+			for _, it := range r.Items {
+				if it.Kind == driver.TranscriptToolResult {
+					longest = max(longest, len(it.Text))
+				}
+			}
+			if longest < 100_000 {
+				t.Errorf("%s: longest tool output %d bytes", c.name, longest)
+			}
+		case "resume/run-2":
+			// Each run of the mock costs 100 in / 10 out: 0.169 reports the
+			// thread total (200/20) and the parser derives the run's share.
+			if resp.Usage.InputTokens != 100 || resp.Usage.OutputTokens != 10 || resp.Metadata[MetaUsageScope] != "run" {
+				t.Errorf("%s: usage %+v scope %q", c.name, resp.Usage, resp.Metadata[MetaUsageScope])
+			}
+			if resp.Checkpoint.State.ResumeID != states[c.prev].ResumeID {
+				t.Errorf("%s: resumed another thread", c.name)
+			}
+		}
+	}
+	if len(seen) < 2 {
+		t.Fatalf("scenarios seen: %v", seen)
+	}
+}

@@ -91,16 +91,24 @@
 // Output is the text of the last completed agent_message (the CLI's own
 // --output-last-message), also on a failed run. Summary is always empty:
 // the protocol has no summary. Usage is what turn.completed reported:
-// input_tokens (including cached), cached_input_tokens, output_tokens.
-// Those are the thread's running totals (the app-server-backed exec
-// copies tokenUsage.total), so after `codex exec resume` they cover the
-// whole thread. The checkpoint stores them (the codex.usage.* Data keys);
-// given that state as Options.Resume, the parser reports this run's share
-// (the difference) and Metadata["usage_scope"] is "run"; when it cannot
-// (no stored totals, another thread, totals that went down) it reports the
-// totals and says "thread_total". Newer fields (cache_write_input_tokens,
-// reasoning_output_tokens, seen from 0.169) have no Usage field and stay in
-// the result item's Data. No figure is ever summed.
+// input_tokens (including cached), cached_input_tokens, output_tokens,
+// summed by codex over the model requests of the turn; never summed again
+// here. What the figures cover depends on the release, and the recorded
+// resume case shows it: codex 0.58.0 reports the process's own requests
+// (run 2 of a resumed thread: 100 in / 10 out, like run 1), codex 0.169.0
+// reports the thread's running total (the app-server-backed exec copies
+// tokenUsage.total; run 2: 200 / 20). Options.UsageTotals selects the
+// reading; by default the thread reading applies when the usage object has
+// cache_write_input_tokens, which only the app-server-backed releases
+// write. For thread totals the checkpoint stores them (the codex.usage.*
+// Data keys); given that state as Options.Resume, the parser reports this
+// run's share, the difference (run 2 of 0.169.0: 100 / 10). When it cannot
+// (no stored totals, another thread, totals that went down, as after a
+// compaction) it reports the totals and Metadata["usage_scope"] says
+// "thread_total" instead of "run". The turn.completed transcript item
+// always keeps the figures as reported. Newer fields
+// (cache_write_input_tokens, reasoning_output_tokens) have no Usage field
+// and stay in that item's Data.
 //
 // # Checkpoint
 //
@@ -141,5 +149,17 @@
 //     search carry the same pair, so the lifecycle stays paired.
 //   - An error item (a warning) may come before thread.started.
 //   - 0.169 adds cache_write_input_tokens and reasoning_output_tokens to
-//     usage; 0.58 and 0.46 do not.
+//     usage; 0.58 and 0.46 do not. Usage is process-scoped in 0.58 and
+//     thread-scoped in 0.169 (see above).
+//   - A transient upstream failure is retried inside the turn: an error
+//     event "Reconnecting... 1/N", then the same agent message may be
+//     completed again under a new item id (stream-error recording), then
+//     either turn.completed or a second error and turn.failed. Output is
+//     the last completed message.
+//   - SIGINT (cancel recording) ends the process with no terminal line,
+//     with exit code 1 in 0.169.0 but exit code 0 in 0.58.0: a clean exit
+//     is no proof of success, only turn.completed is. The agent message
+//     completed before the signal stays in the transcript and Output.
+//   - A failed turn exits 1 after turn.failed, the message repeated from
+//     the error event before it.
 package codex

@@ -8,9 +8,9 @@ import (
 	"github.com/agentwire/agentwire/driver"
 )
 
-// The SessionState.Data keys the parser writes besides Options.SessionData:
-// the thread's running usage totals as turn.completed reported them, so
-// that a run resuming this checkpoint can report its own share.
+// The SessionState.Data keys the parser writes besides Options.SessionData,
+// when turn.completed reported the thread's running usage totals: those
+// totals, so that a run resuming this checkpoint can report its own share.
 const (
 	KeyUsageInput       = "codex.usage.input_tokens"
 	KeyUsageCachedInput = "codex.usage.cached_input_tokens"
@@ -80,7 +80,9 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 		termFailure = &driver.RunFailure{Code: driver.FailureAgentError, Message: "codex run failed: " + out.Err.Error()}
 	}
 	err := p.em.Finish(resp.Usage, termFailure)
-	resp.Transcript = append([]driver.TranscriptItem(nil), p.em.Transcript()...)
+	// The Emitter is finished: its transcript is handed over, not copied.
+	tr := p.em.Transcript()
+	resp.Transcript = tr[:len(tr):len(tr)]
 	if out.Err != nil {
 		return resp, out.Err
 	}
@@ -121,17 +123,17 @@ func (p *Parser) failure(out Outcome) *driver.RunFailure {
 	return nil
 }
 
-// runUsage returns the usage to report and its scope. turn.completed
-// carries the thread's running totals (the app-server-backed exec copies
-// tokenUsage.total), so after a resume they include earlier runs. When
-// Options.Resume holds the totals the previous run stored for the same
-// thread, and none of them exceeds the new totals, the difference is this
-// run's share ("run"); otherwise the totals are reported as they are
-// ("thread_total"). A fresh thread's totals are the run's own ("run").
+// runUsage returns the usage to report and its scope. When the figures
+// are process totals (see UsageTotals) they are this run's ("run"). When
+// they are the thread's running totals, a fresh thread's totals are the
+// run's own ("run"); after a resume, with Options.Resume holding the totals
+// the previous run stored for the same thread and none of them above the
+// new ones, the difference is this run's share ("run"); otherwise the
+// totals are reported as they are ("thread_total").
 func (p *Parser) runUsage() (*driver.Usage, string) {
 	u := *p.usage
 	r := p.opts.Resume
-	if r == nil {
+	if !p.threadTotals || r == nil {
 		return &u, "run"
 	}
 	if r.ResumeID != p.threadID {
@@ -162,7 +164,7 @@ func (p *Parser) checkpoint(out Outcome, failure *driver.RunFailure, meta map[st
 	for _, k := range []string{KeyUsageInput, KeyUsageCachedInput, KeyUsageOutput} {
 		delete(data, k)
 	}
-	if p.usage != nil {
+	if p.usage != nil && p.threadTotals {
 		data[KeyUsageInput] = strconv.Itoa(p.usage.InputTokens)
 		data[KeyUsageCachedInput] = strconv.Itoa(p.usage.CachedInputTokens)
 		data[KeyUsageOutput] = strconv.Itoa(p.usage.OutputTokens)

@@ -29,17 +29,6 @@ func (ph phase) event() string {
 	return evItemCompleted
 }
 
-func phaseOf(f ndjson.Frame) phase {
-	t, _ := f.Type()
-	switch string(t) {
-	case evItemStarted:
-		return phaseStarted
-	case evItemUpdated:
-		return phaseUpdated
-	}
-	return phaseCompleted
-}
-
 // knownItem reports whether the parser maps item type t itself.
 func knownItem(t string) bool {
 	switch t {
@@ -49,23 +38,29 @@ func knownItem(t string) bool {
 	return false
 }
 
+func (p *Parser) itemStarted(f ndjson.Frame) error   { return p.itemEvent(f, phaseStarted) }
+func (p *Parser) itemUpdated(f ndjson.Frame) error   { return p.itemEvent(f, phaseUpdated) }
+func (p *Parser) itemCompleted(f ndjson.Frame) error { return p.itemEvent(f, phaseCompleted) }
+
 // itemEvent handles item.started, item.updated and item.completed.
-func (p *Parser) itemEvent(f ndjson.Frame) error {
-	ph := phaseOf(f)
-	var ev wireItemEvent
+func (p *Parser) itemEvent(f ndjson.Frame, ph phase) error {
+	// Decode into the parser's scratch item: one allocation less per line.
+	// An absent "item" leaves the zero item, whose empty type is reported.
+	p.scratch = wireItem{}
+	ev := wireItemEvent{Item: &p.scratch}
 	if derr := f.Decode(&ev); derr != nil {
 		// A future item type may carry fields whose names the union
 		// struct gives another type: keep it as an unknown item rather
 		// than calling it malformed.
 		var probe struct {
 			Item *struct {
-				ID   *string `json:"id"`
+				ID   string  `json:"id"`
 				Type *string `json:"type"`
 			} `json:"item"`
 		}
 		if jsonguard.Check(f.Data, 0) == nil && f.Decode(&probe) == nil && probe.Item != nil &&
 			probe.Item.Type != nil && !knownItem(*probe.Item.Type) {
-			return p.otherItem(f, ph, str(probe.Item.ID), *probe.Item.Type)
+			return p.otherItem(f, ph, probe.Item.ID, *probe.Item.Type)
 		}
 		return p.malformedLine(f, "invalid "+ph.event()+" event: "+derr.Error())
 	}
@@ -73,11 +68,14 @@ func (p *Parser) itemEvent(f ndjson.Frame) error {
 	if it == nil {
 		return p.malformedLine(f, ph.event()+" without an item")
 	}
-	typ := str(it.Type)
+	typ := it.Type
 	if typ == "" {
 		return p.malformedLine(f, ph.event()+" item without a type")
 	}
-	id := str(it.ID)
+	if !knownItem(typ) {
+		return p.otherItem(f, ph, it.ID, typ)
+	}
+	id := it.ID
 	if id == "" {
 		// The lifecycle still needs an id: the line number is unique.
 		p.markMalformed(ph.event() + " item without an id")
@@ -87,8 +85,8 @@ func (p *Parser) itemEvent(f ndjson.Frame) error {
 		// Warnings (error items) may precede thread.started; nothing else.
 		p.markMalformed(ph.event() + " before thread.started")
 	}
-	if s := p.items[id]; s == nil {
-		p.items[id] = &itemState{typ: typ, completed: ph == phaseCompleted}
+	if s, ok := p.items[id]; !ok {
+		p.items[id] = itemState{typ: typ, completed: ph == phaseCompleted}
 	} else {
 		if s.typ != typ {
 			p.markMalformed("item " + id + " changed type from " + s.typ + " to " + typ)
@@ -97,9 +95,8 @@ func (p *Parser) itemEvent(f ndjson.Frame) error {
 		if s.completed {
 			p.markMalformed(ph.event() + " for item " + id + " after its item.completed")
 		}
-		if ph == phaseCompleted {
-			s.completed = true
-		}
+		s.completed = s.completed || ph == phaseCompleted
+		p.items[id] = s
 	}
 	switch typ {
 	case itAgentMessage:
@@ -110,10 +107,8 @@ func (p *Parser) itemEvent(f ndjson.Frame) error {
 		return p.tool(f, id, typ, it, ph)
 	case itTodoList:
 		return p.todoList(f, id, it, ph)
-	case itError:
-		return p.errorItem(f, id, it, ph)
 	}
-	return p.otherItem(f, ph, id, typ)
+	return p.errorItem(f, id, it, ph)
 }
 
 // message maps agent_message and reasoning items. codex emits them only
@@ -125,10 +120,7 @@ func (p *Parser) message(f ndjson.Frame, fam emit.Family, kind driver.Transcript
 		_, err := p.em.Open(fam, "", id)
 		return err
 	}
-	if it.Text == nil {
-		p.markMalformed(string(kind) + " item " + id + " without text")
-	}
-	text := str(it.Text)
+	text := string(it.Text)
 	if fam == emit.Text {
 		p.output = text
 	}
@@ -144,7 +136,7 @@ func (p *Parser) message(f ndjson.Frame, fam emit.Family, kind driver.Transcript
 	if text == "" {
 		return nil // no transcript item: assistant and thinking items need Text
 	}
-	return p.em.Item(driver.TranscriptItem{Kind: kind, Text: text, Metadata: map[string]string{"item_id": id}})
+	return p.em.Item(driver.TranscriptItem{Kind: kind, Text: text})
 }
 
 // toolArgs is the complete call of a tool item: what tool_call.start and
@@ -152,17 +144,17 @@ func (p *Parser) message(f ndjson.Frame, fam emit.Family, kind driver.Transcript
 func toolArgs(typ string, it *wireItem) map[string]any {
 	switch typ {
 	case itCommandExecution:
-		return map[string]any{"command": str(it.Command)}
+		return map[string]any{"command": it.Command}
 	case itFileChange:
 		return map[string]any{"changes": changes(it.Changes)}
 	case itMCPToolCall:
-		m := map[string]any{"server": str(it.Server), "tool": str(it.Tool)}
+		m := map[string]any{"server": it.Server, "tool": it.Tool}
 		if present(it.Arguments) {
 			m["arguments"] = anyOf(it.Arguments)
 		}
 		return m
 	case itWebSearch:
-		m := map[string]any{"query": str(it.Query)}
+		m := map[string]any{"query": it.Query}
 		if present(it.Action) {
 			m["action"] = anyOf(it.Action)
 		}
@@ -204,7 +196,7 @@ func failedStatus(s string) bool {
 // toolResult is the result of a completed tool item: the StreamPayload
 // Result and the tool_result transcript item.
 func toolResult(id, typ string, it *wireItem) (map[string]any, driver.TranscriptItem) {
-	status := str(it.Status)
+	status := it.Status
 	res := map[string]any{}
 	tr := driver.TranscriptItem{Kind: driver.TranscriptToolResult, ToolUseID: id, ToolName: typ, IsError: failedStatus(status)}
 	data := map[string]any{}
@@ -214,7 +206,7 @@ func toolResult(id, typ string, it *wireItem) (map[string]any, driver.Transcript
 	}
 	switch typ {
 	case itCommandExecution:
-		out := str(it.AggregatedOutput)
+		out := string(it.AggregatedOutput)
 		res["output"] = out
 		tr.Text = out
 		if it.ExitCode != nil {
@@ -247,7 +239,7 @@ func toolResult(id, typ string, it *wireItem) (map[string]any, driver.Transcript
 			}
 		}
 	case itWebSearch:
-		res["query"] = str(it.Query)
+		res["query"] = it.Query
 		if present(it.Action) {
 			res["action"] = anyOf(it.Action)
 		}
@@ -291,10 +283,12 @@ func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase) er
 		// The call's first event, or (malformed, already counted) an
 		// event after its completion, which the emitter turns into a new
 		// incarnation "id#2".
-		if _, err := p.em.OpenTool("", id, typ, toolArgs(typ, it), "", ""); err != nil {
+		// One map serves the payload and the item: both are read-only.
+		args := toolArgs(typ, it)
+		if _, err := p.em.OpenTool("", id, typ, args, "", ""); err != nil {
 			return err
 		}
-		if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptToolCall, ToolUseID: id, ToolName: typ, Input: toolArgs(typ, it)}); err != nil {
+		if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptToolCall, ToolUseID: id, ToolName: typ, Input: args}); err != nil {
 			return err
 		}
 	}
@@ -344,7 +338,7 @@ func (p *Parser) todoList(f ndjson.Frame, id string, it *wireItem, ph phase) err
 // errorItem maps an error item: a non-fatal warning (config warnings,
 // deprecation notices, "model rerouted"). It never fails the run.
 func (p *Parser) errorItem(f ndjson.Frame, id string, it *wireItem, ph phase) error {
-	msg := str(it.Message)
+	msg := it.Message
 	if msg == "" {
 		p.markMalformed("error item " + id + " without a message")
 		msg = "error"

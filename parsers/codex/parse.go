@@ -1,9 +1,9 @@
 package codex
 
 import (
-	"bytes"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/ndjson"
@@ -21,7 +21,11 @@ import (
 // with the Response.
 func Parse(stdout, stderr io.Reader, sink driver.EventSink, opts Options, out Outcome) (driver.Response, error) {
 	p := New(sink, opts)
-	var raw bytes.Buffer
+	// strings.Builder: String does not copy the captured bytes.
+	var raw strings.Builder
+	if l, ok := stdout.(interface{ Len() int }); ok {
+		raw.Grow(l.Len())
+	}
 	r := ndjson.NewReader(stdout, ndjson.Options{Tee: &raw})
 	var sinkErr error
 	for sinkErr == nil {

@@ -34,13 +34,36 @@ type Options struct {
 	SessionData map[string]string
 
 	// Resume is the checkpoint state of the run this one resumes (`codex
-	// exec resume <id>`), or nil for a new thread. codex reports usage as
-	// the thread's running total, so with Resume carrying the totals a
-	// previous run stored (the codex.usage.* keys) the parser reports this
-	// run's share. A resumed run whose thread.started names a different
-	// thread never yields a valid checkpoint.
+	// exec resume <id>`), or nil for a new thread. When codex reports the
+	// thread's running usage totals (see UsageTotals) and Resume carries
+	// the totals a previous run stored (the codex.usage.* keys), the parser
+	// reports this run's share. A resumed run whose thread.started names a
+	// different thread never yields a valid checkpoint.
 	Resume *driver.SessionState
+
+	// UsageTotals says what the usage of turn.completed covers; the zero
+	// value decides from the event itself.
+	UsageTotals UsageTotals
 }
+
+// UsageTotals says what the usage figures of turn.completed cover.
+type UsageTotals uint8
+
+const (
+	// UsageTotalsAuto decides per run: thread totals when the usage object
+	// carries cache_write_input_tokens, which only the app-server-backed
+	// exec writes (observed in 0.169.0: a resumed run reports run 1 + run 2),
+	// else process totals (observed in 0.58.0 and 0.46.0: a resumed run
+	// reports only its own requests).
+	UsageTotalsAuto UsageTotals = iota
+	// UsageTotalsProcess: the figures cover this process's model requests
+	// only, as codex exec did before it was rebuilt on the app-server
+	// (openai/codex#15424, March 2026).
+	UsageTotalsProcess
+	// UsageTotalsThread: the figures are the thread's running total
+	// (tokenUsage.total of the app-server), resumed history included.
+	UsageTotalsThread
+)
 
 // Capability is the parser's StreamCapability, whatever the options:
 //   - Native: `codex exec --json` is a formal JSONL event protocol;
@@ -90,9 +113,11 @@ type Parser struct {
 	terminal     *driver.TerminalPayload
 	turnFailed   string // turn.failed error message
 	usage        *driver.Usage
+	threadTotals bool // usage covers the whole thread
 	output       string
 	lastError    string // last top-level error event message
-	items        map[string]*itemState
+	items        map[string]itemState
+	scratch      wireItem // the item being decoded
 	malformed    int
 	firstProblem string
 	unknown      int
@@ -111,7 +136,7 @@ func New(sink driver.EventSink, opts Options) *Parser {
 	return &Parser{
 		em:    emit.New(sink, opts.Streaming, Capability),
 		opts:  opts,
-		items: map[string]*itemState{},
+		items: map[string]itemState{},
 	}
 }
 
@@ -148,9 +173,9 @@ func init() {
 		evTurnStarted:   (*Parser).turnStarted,
 		evTurnCompleted: (*Parser).turnCompleted,
 		evTurnFailed:    (*Parser).turnFailedEvent,
-		evItemStarted:   (*Parser).itemEvent,
-		evItemUpdated:   (*Parser).itemEvent,
-		evItemCompleted: (*Parser).itemEvent,
+		evItemStarted:   (*Parser).itemStarted,
+		evItemUpdated:   (*Parser).itemUpdated,
+		evItemCompleted: (*Parser).itemCompleted,
 		evError:         (*Parser).errorEvent,
 	}
 }
@@ -367,6 +392,12 @@ func (p *Parser) turnCompleted(f ndjson.Frame) error {
 			p.usage.CachedInputTokens = *u.CachedInputTokens
 		}
 		it.Usage = p.usage
+		switch p.opts.UsageTotals {
+		case UsageTotalsThread:
+			p.threadTotals = true
+		case UsageTotalsAuto:
+			p.threadTotals = u.CacheWriteInputTokens != nil
+		}
 		var extra map[string]any
 		if u.CacheWriteInputTokens != nil {
 			extra = map[string]any{"cache_write_input_tokens": *u.CacheWriteInputTokens}
@@ -398,7 +429,7 @@ func (p *Parser) turnFailedEvent(f ndjson.Frame) error {
 	}
 	msg := ""
 	if ev.Error != nil {
-		msg = str(ev.Error.Message)
+		msg = ev.Error.Message
 	}
 	if msg == "" {
 		p.markMalformed("turn.failed without error.message")
@@ -426,7 +457,7 @@ func (p *Parser) errorEvent(f ndjson.Frame) error {
 	if ok, err := p.decode(f, &ev); !ok {
 		return err
 	}
-	msg := str(ev.Message)
+	msg := ev.Message
 	if msg == "" {
 		p.markMalformed("error event without a message")
 		msg = "error"

@@ -44,8 +44,7 @@ func TestSuccess(t *testing.T) {
 		t.Errorf("Terminal = %+v", term)
 	}
 	cp := resp.Checkpoint
-	if cp == nil || !cp.Valid || cp.State.ResumeID != "t-1" || cp.State.Data[driver.ParamCWD] != "/repo" ||
-		cp.State.Data[KeyUsageInput] != "10" {
+	if cp == nil || !cp.Valid || cp.State.ResumeID != "t-1" || cp.State.Data[driver.ParamCWD] != "/repo" {
 		t.Errorf("Checkpoint = %+v", cp)
 	}
 }
@@ -358,7 +357,14 @@ func TestOversizedLine(t *testing.T) {
 
 func TestResumeUsage(t *testing.T) {
 	prev := &driver.SessionState{ResumeID: "t-1", Data: map[string]string{KeyUsageInput: "4", KeyUsageCachedInput: "1", KeyUsageOutput: "1"}}
+	// Process totals (0.58 shape, no cache_write_input_tokens): as reported.
 	r := mustRun(t, lines(lThread, lTurn, lMsg, lDone), Options{Streaming: true, Resume: prev}, Outcome{})
+	if r.Response.Usage.InputTokens != 10 || r.Response.Metadata[MetaUsageScope] != "run" || r.Response.Checkpoint.State.Data[KeyUsageInput] != "" {
+		t.Errorf("process totals: usage %+v meta %v state %v", r.Response.Usage, r.Response.Metadata, r.Response.Checkpoint.State.Data)
+	}
+	// Thread totals (0.169 shape).
+	lDoneThread := `{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":2,"cache_write_input_tokens":0,"output_tokens":3,"reasoning_output_tokens":0}}`
+	r = mustRun(t, lines(lThread, lTurn, lMsg, lDoneThread), Options{Streaming: true, Resume: prev}, Outcome{})
 	if want := (&driver.Usage{InputTokens: 6, CachedInputTokens: 1, OutputTokens: 2}); !cmp.Equal(want, r.Response.Usage) {
 		t.Errorf("Usage %+v", r.Response.Usage)
 	}
@@ -373,11 +379,26 @@ func TestResumeUsage(t *testing.T) {
 	if r.Response.Checkpoint.State.Data[KeyUsageInput] != "10" {
 		t.Errorf("state %v", r.Response.Checkpoint.State.Data)
 	}
-	// Totals lower than the stored ones: not a thread total after all.
+	// Forced thread totals on the 0.58 shape.
+	r = mustRun(t, lines(lThread, lTurn, lMsg, lDone), Options{Streaming: true, Resume: prev, UsageTotals: UsageTotalsThread}, Outcome{})
+	if r.Response.Usage.InputTokens != 6 {
+		t.Errorf("forced thread totals: usage %+v", r.Response.Usage)
+	}
+	// Forced process totals on the 0.169 shape.
+	r = mustRun(t, lines(lThread, lTurn, lMsg, lDoneThread), Options{Streaming: true, Resume: prev, UsageTotals: UsageTotalsProcess}, Outcome{})
+	if r.Response.Usage.InputTokens != 10 || r.Response.Metadata[MetaUsageScope] != "run" {
+		t.Errorf("forced process totals: usage %+v", r.Response.Usage)
+	}
+	// Totals lower than the stored ones: the run's share is unknown.
 	prev.Data[KeyUsageInput] = "99"
-	r = mustRun(t, lines(lThread, lTurn, lMsg, lDone), Options{Streaming: true, Resume: prev}, Outcome{})
+	r = mustRun(t, lines(lThread, lTurn, lMsg, lDoneThread), Options{Streaming: true, Resume: prev}, Outcome{})
 	if r.Response.Usage.InputTokens != 10 || r.Response.Metadata[MetaUsageScope] != "thread_total" {
 		t.Errorf("usage %+v meta %v", r.Response.Usage, r.Response.Metadata)
+	}
+	// No stored totals.
+	r = mustRun(t, lines(lThread, lTurn, lMsg, lDoneThread), Options{Streaming: true, Resume: &driver.SessionState{ResumeID: "t-1"}}, Outcome{})
+	if r.Response.Metadata[MetaUsageScope] != "thread_total" {
+		t.Errorf("meta %v", r.Response.Metadata)
 	}
 }
 

@@ -48,7 +48,7 @@ type wireTurnCompleted struct {
 }
 
 type wireMessage struct {
-	Message *string `json:"message"`
+	Message string `json:"message"`
 }
 
 type wireTurnFailed struct {
@@ -62,39 +62,39 @@ type wireItemEvent struct {
 // wireItem is the union of every item type's fields; which ones are
 // meaningful depends on Type.
 type wireItem struct {
-	ID   *string `json:"id"`
-	Type *string `json:"type"`
+	ID   string `json:"id"`
+	Type string `json:"type"`
 
 	// agent_message, reasoning, plan
-	Text *string `json:"text"`
+	Text jsonText `json:"text"`
 
 	// command_execution
-	Command          *string `json:"command"`
-	AggregatedOutput *string `json:"aggregated_output"`
-	ExitCode         *int    `json:"exit_code"`
+	Command          string   `json:"command"`
+	AggregatedOutput jsonText `json:"aggregated_output"`
+	ExitCode         *int     `json:"exit_code"`
 
 	// command_execution, file_change, mcp_tool_call, collab_tool_call
-	Status *string `json:"status"`
+	Status string `json:"status"`
 
 	// file_change
 	Changes []wireChange `json:"changes"`
 
 	// mcp_tool_call
-	Server    *string         `json:"server"`
-	Tool      *string         `json:"tool"`
+	Server    string          `json:"server"`
+	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
 	Result    json.RawMessage `json:"result"`
 	Error     json.RawMessage `json:"error"`
 
 	// web_search
-	Query  *string         `json:"query"`
+	Query  string          `json:"query"`
 	Action json.RawMessage `json:"action"`
 
 	// todo_list
 	Items []wireTodo `json:"items"`
 
 	// error
-	Message *string `json:"message"`
+	Message string `json:"message"`
 }
 
 type wireChange struct {
