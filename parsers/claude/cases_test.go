@@ -201,10 +201,16 @@ func TestMessageTypes(t *testing.T) {
 		{"system subtypes", Options{}, Outcome{}, []string{initL(),
 			`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":500,"error_status":529,"error":"overloaded","session_id":"` + sid + `"}`,
 			`{"type":"system","subtype":"status","status":"requesting","session_id":"` + sid + `"}`,
-			`{"type":"system","subtype":"task_started","task_id":"k1","description":"build","session_id":"` + sid + `"}`,
+			`{"type":"system","subtype":"task_started","task_id":"k1","tool_use_id":"t1","description":"build","session_id":"` + sid + `"}`,
+			`{"type":"system","subtype":"task_started","task_id":"k2","description":"never ends","session_id":"` + sid + `"}`,
+			`{"type":"system","subtype":"task_notification","task_id":"k1","status":"completed","summary":"built","session_id":"` + sid + `"}`,
 			okL("x")}, func(t *testing.T, r run) {
-			wantKinds(t, kinds(r), "run.started", "claude/system.api_retry", "claude/system.status", "claude/system.task_started", "run.finished")
-			wantKinds(t, itemKinds(r), "init", "system:api_retry", "system:task_started", "result")
+			wantKinds(t, kinds(r), "run.started", "claude/system.api_retry", "claude/system.status", "step.started", "claude/system.task_started",
+				"step.started", "claude/system.task_started", "step.finished", "claude/system.task_notification", "step.finished", "run.finished")
+			wantKinds(t, itemKinds(r), "init", "system:api_retry", "system:task_started", "system:task_started", "system:task_notification", "result")
+			if r.Payloads[3].Name != "task k1" || r.Payloads[7].Name != "task k1" || r.Items[2].ToolUseID != "t1" {
+				t.Errorf("task steps %+v %+v", r.Payloads[3], r.Items[2])
+			}
 			if got := r.Items[1].Text; got != "API retry 2/10 after HTTP 529 (overloaded), waiting 500 ms" {
 				t.Errorf("api_retry text %q", got)
 			}

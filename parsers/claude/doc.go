@@ -43,6 +43,8 @@
 //	system/init                       run.started (ThreadID = session_id)    init (Model, SessionID; cwd, version, permission mode in Metadata)
 //	system/api_retry                  claude/system.api_retry (Raw)          system "API retry 1/10 ..."
 //	system/status, thinking_tokens    claude/system.<subtype> (Raw)          none (progress ticks, one per request or thinking delta)
+//	system/task_started               step.started "task <task_id>" + claude/system.task_started   system (ToolUseID)
+//	system/task_notification          step.finished "task <task_id>" + claude/system.task_notification   system
 //	system/<other subtype>            claude/system.<subtype> (Raw)          system (Subtype, Data = the line)
 //	assistant text block              text.start/content/end (coarse)¹       assistant (Text, Model, Metadata message_id; Data citations)
 //	assistant thinking block          reasoning.start/content/end (coarse)¹  thinking (Text; Metadata signature)
@@ -152,7 +154,9 @@
 //     and usage; with partial messages the snapshot line of a block arrives
 //     before that block's content_block_stop.
 //   - 2.1.328 interleaves system/status ("requesting") before each request
-//     and system/thinking_tokens between thinking deltas.
+//     and system/thinking_tokens between thinking deltas, and wraps a
+//     long-running Bash call in system/task_started and task_notification
+//     lines (task_type local_bash) between the tool_use and its result.
 //   - An interrupt (control_request interrupt or SIGINT) ends the turn with
 //     a user line "[Request interrupted by user]" and an
 //     error_during_execution result; after SIGINT 2.1.328 still exits 0.

@@ -408,7 +408,22 @@ func (p *Parser) system(f ndjson.Frame) error {
 	text, audit := systemText(&l)
 	if audit {
 		if err := p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptSystem, Subtype: l.Subtype,
-			Text: text, Data: raw}, l.ParentToolUseID)); err != nil {
+			Text: text, ToolUseID: l.ToolUseID, Data: raw}, l.ParentToolUseID)); err != nil {
+			return err
+		}
+	}
+	// A task (a Bash command, a subagent, a background job) is a step
+	// named "task <id>": task_started opens it, task_notification (its
+	// completed, failed or stopped status) closes it.
+	if l.TaskID != "" {
+		var err error
+		switch l.Subtype {
+		case "task_started":
+			err = p.em.StepStarted("task " + l.TaskID)
+		case "task_notification":
+			err = p.em.StepFinished("task " + l.TaskID)
+		}
+		if err != nil {
 			return err
 		}
 	}

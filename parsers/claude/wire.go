@@ -97,6 +97,7 @@ type systemLine struct {
 	Error        json.RawMessage `json:"error"`
 	// task_*, status, compact_boundary
 	TaskID      string `json:"task_id"`
+	ToolUseID   string `json:"tool_use_id"`
 	Description string `json:"description"`
 	Status      string `json:"status"`
 	Summary     string `json:"summary"`
