@@ -1,6 +1,6 @@
 // Package adaptertest is the executable form of the driver streaming
-// contract: validators that judge any stream, run and response, and (in a
-// later issue) TestDriver, the conformance suite for whole drivers.
+// contract: validators that judge any stream, run and response, and
+// TestDriver, the conformance suite for whole drivers.
 //
 // The validators need no *testing.T. They are the oracle of agentwire's own
 // unit tests, fuzz targets and the `agentwire check` command, and they are
@@ -12,6 +12,12 @@
 //   - CheckResponse(response, runErr, codec): checkpoint safety, the
 //     Failure invariant, Output layering, codec round trip and the terminal
 //     payload, RSP-01..05.
+//
+// TestDriver(t, factory, opts...) judges a whole driver in the style of
+// testing/fstest.TestFS: descriptor, configuration, capability truthfulness,
+// optional probes and the session codec hermetically, and with WithLiveRun
+// (plus WithResumeRun and WithCancelRun) real runs through every validator.
+// Verify is the same suite without a *testing.T.
 //
 // Each Violation carries its clause ID, the index of the offending payload,
 // event or item (-1 for the input as a whole) and a message. RecordingSink
@@ -63,6 +69,44 @@
 //	        which guards it with a non-empty deterministic fingerprint                 9
 //	RSP-05  a terminal payload has its provider event name and valid JSON              8
 //
+// Driver-level clauses, checked by TestDriver and Verify:
+//
+//	DRV-01  the factory returns a driver; Descriptor Type and DisplayName are set      1
+//	DRV-02  Descriptor is equal across calls and across instances                      1
+//	CFG-01  ValidateConfig(nil) accepts the captured configuration and never panics    1, 3
+//	CFG-02  the configuration given with WithConfig is accepted                         1
+//	CFG-03  (opt-in) a configuration of a foreign type is rejected                      1
+//	CAP-01  SupportsResume iff a non-nil codec with a stable Name; resume-capable
+//	        drivers have a stable, non-empty SessionConfigFingerprint                   9
+//	CAP-02  Skills.Supported iff SkillSupport, with an ephemeral or persistent mode     1
+//	CAP-03  CheckEnvironment: DriverType, a known Status, Healthy iff pass, check codes  1
+//	CAP-04  ListModels succeeds with non-empty IDs                                       1
+//	CAP-05  DetectModel succeeds with a non-empty (or the expected) model               1
+//	CAP-06  GetProfile: DriverType; a supported profile has Dir and Source              1
+//	CAP-07  GetQuota: DriverType; every window has a Label                              1
+//	CAP-08  the config schema has unique, non-empty names and the required fields       1
+//	CAP-09  ListSkills on an empty catalogue: DriverType, nothing selected              1
+//	CAP-10  StreamCapability is equal across calls and instances                       2
+//	CAP-11  Process.Persistent requires ProcessLifecycleDriver                          1
+//	SO-01   structured output: WorksWith* needs a mechanism; a mechanism needs
+//	        WorksWithRun                                                               1
+//	SES-01  the codec Name is non-empty and stable                                      9
+//	SES-02  ToParams(nil) is zero; FromParams(zero) is nil                               9
+//	SES-03  ToParams keeps ResumeID and every Data entry and sets a DisplayID            9
+//	SES-04  ToParams(FromParams(p)) == p                                                9
+//	SES-05  the guard is non-empty, stable and equal for equivalent params               9
+//	SES-06  (opt-in) changing a guard key changes the guard                              9
+//	SES-07  nil and zero inputs never panic the codec                                    9
+//	SES-08  (opt-in) required keys survive both directions                               9
+//	SES-09  (live) a checkpoint's profile_fingerprint is ProfilePayload.SessionFingerprint()  9
+//	LIV-01  (live) the run succeeds: no error, exit 0, no signal, timeout or Failure    12
+//	LIV-02  (live) the Output, trimmed, is the expected one ("OK" for the default)      12
+//	LIV-03  (live) a resume-capable driver's successful run leaves a valid checkpoint   9, 12
+//	LIV-04  (live, opt-in) a second run resuming that checkpoint succeeds with a valid
+//	        checkpoint                                                                 9, 12
+//	LIV-05  (live, opt-in) after a cancel, Run returns within the bound, leaves no
+//	        goroutine behind and no valid checkpoint                                    4, 11
+//
 // The same table is available to programs as Clauses.
 package adaptertest
 
@@ -73,7 +117,8 @@ type Clause struct {
 	Section string `json:"section"`
 }
 
-// Clauses is the clause catalogue, in ID order.
+// Clauses is the clause catalogue: the validator clauses, then the
+// driver-level clauses of TestDriver.
 var Clauses = []Clause{
 	{"EVT-01", "run.started is emitted exactly once, and first", "5"},
 	{"EVT-02", "exactly one terminal (run.finished or run.error), last; nothing after it; run.error carries an Error with a message", "5"},
@@ -102,4 +147,35 @@ var Clauses = []Clause{
 	{"RSP-03", "Output contains neither raw stdout, raw stderr nor the terminal JSON; Summary never repeats Output", "7"},
 	{"RSP-04", "a Valid checkpoint round-trips losslessly through the driver's codec, which guards it with a non-empty deterministic fingerprint", "9"},
 	{"RSP-05", "a terminal payload has its provider event name and valid JSON", "8"},
+	{"DRV-01", "the factory returns a driver; Descriptor Type and DisplayName are set", "1"},
+	{"DRV-02", "Descriptor is equal across calls and across instances", "1"},
+	{"CFG-01", "ValidateConfig(nil) accepts the captured configuration and never panics", "1, 3"},
+	{"CFG-02", "the configuration given with WithConfig is accepted", "1"},
+	{"CFG-03", "(opt-in) a configuration of a foreign type is rejected", "1"},
+	{"CAP-01", "SupportsResume iff a non-nil codec with a stable Name; resume-capable drivers have a stable, non-empty SessionConfigFingerprint", "9"},
+	{"CAP-02", "Skills.Supported iff SkillSupport, with an ephemeral or persistent mode", "1"},
+	{"CAP-03", "CheckEnvironment: DriverType, a known Status, Healthy iff pass, check codes", "1"},
+	{"CAP-04", "ListModels succeeds with non-empty IDs", "1"},
+	{"CAP-05", "DetectModel succeeds with a non-empty (or the expected) model", "1"},
+	{"CAP-06", "GetProfile: DriverType; a supported profile has Dir and Source", "1"},
+	{"CAP-07", "GetQuota: DriverType; every window has a Label", "1"},
+	{"CAP-08", "the config schema has unique, non-empty names and the required fields", "1"},
+	{"CAP-09", "ListSkills on an empty catalogue: DriverType, nothing selected", "1"},
+	{"CAP-10", "StreamCapability is equal across calls and instances", "2"},
+	{"CAP-11", "Process.Persistent requires ProcessLifecycleDriver", "1"},
+	{"SO-01", "structured output: WorksWith* needs a mechanism; a mechanism needs WorksWithRun", "1"},
+	{"SES-01", "the codec Name is non-empty and stable", "9"},
+	{"SES-02", "ToParams(nil) is zero; FromParams(zero) is nil", "9"},
+	{"SES-03", "ToParams keeps ResumeID and every Data entry and sets a DisplayID", "9"},
+	{"SES-04", "ToParams(FromParams(p)) == p", "9"},
+	{"SES-05", "the guard is non-empty, stable and equal for equivalent params", "9"},
+	{"SES-06", "(opt-in) changing a guard key changes the guard", "9"},
+	{"SES-07", "nil and zero inputs never panic the codec", "9"},
+	{"SES-08", "(opt-in) required keys survive both directions", "9"},
+	{"SES-09", "(live) a checkpoint's profile_fingerprint is ProfilePayload.SessionFingerprint()", "9"},
+	{"LIV-01", "(live) the run succeeds: no error, exit 0, no signal, timeout or Failure", "12"},
+	{"LIV-02", "(live) the Output, trimmed, is the expected one (OK for the default prompt)", "12"},
+	{"LIV-03", "(live) a resume-capable driver's successful run leaves a valid checkpoint", "9, 12"},
+	{"LIV-04", "(live, opt-in) a second run resuming that checkpoint succeeds with a valid checkpoint", "9, 12"},
+	{"LIV-05", "(live, opt-in) after a cancel, Run returns within the bound, leaves no goroutine behind and no valid checkpoint", "4, 11"},
 }
