@@ -150,11 +150,19 @@ func (m *machine) makeRoom() {
 	if m.pos == m.w && m.pos > 0 {
 		m.shift(m.pos)
 	}
+	pending := m.w - m.pos
+	if m.pos >= len(m.buf)/2 && pending <= len(m.buf)/32 {
+		// Past the middle with little pending: compacting now is cheap,
+		// and the next block, however large, starts at the front instead
+		// of being moved when the buffer fills up.
+		m.work += int64(pending)
+		copy(m.buf, m.buf[m.pos:m.w])
+		m.shift(m.pos)
+	}
 	free := len(m.buf) - m.w
 	if free > 0 && free >= len(m.buf)/8 {
 		return
 	}
-	pending := m.w - m.pos
 	if m.pos > 0 && pending <= len(m.buf)/2 {
 		m.work += int64(pending)
 		copy(m.buf, m.buf[m.pos:m.w])

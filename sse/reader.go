@@ -65,6 +65,10 @@ func (r *Reader) Next() (Frame, error) {
 		if r.err != nil {
 			return Frame{}, r.err
 		}
+		if r.eof {
+			// Unreachable: at the end of input step always makes progress.
+			return Frame{}, io.ErrUnexpectedEOF
+		}
 		r.fill()
 	}
 }
