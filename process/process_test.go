@@ -394,5 +394,5 @@ func TestSerialize(t *testing.T) {
 
 type plainSink struct{}
 
-func (plainSink) Emit(driver.RunEvent) error           { return nil }
+func (plainSink) Emit(driver.RunEvent) error            { return nil }
 func (plainSink) EmitStream(driver.StreamPayload) error { return nil }
