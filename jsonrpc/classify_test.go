@@ -242,3 +242,32 @@ func TestClone(t *testing.T) {
 		t.Fatalf("clone aliases the source: %+v", c)
 	}
 }
+
+func TestMembers(t *testing.T) {
+	obj := []byte(` { "a" : 1 , "b\"c":{"x":[1,"}"]},"d":"e\u0066", "n":null }`)
+	var got []string
+	Members(obj, func(name, value []byte) bool {
+		got = append(got, string(name)+"="+string(value))
+		return true
+	})
+	want := []string{`a=1`, `b\"c={"x":[1,"}"]}`, `d="e\u0066"`, `n=null`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("%q", got)
+	}
+	n := 0
+	Members(obj, func(_, _ []byte) bool { n++; return false })
+	if n != 1 {
+		t.Fatal("did not stop")
+	}
+	for _, bad := range []string{``, `[]`, `{`, `{"a"`, `{"a":`, `{"a":1,`, `{"a":"x`, `{"a":1 "b":2}`} {
+		Members([]byte(bad), func(_, _ []byte) bool { return true })
+	}
+	for tok, want := range map[string]string{`"ab"`: "ab", `"e\u0066\n"`: "ef\n", "\"\xff\"": "\uFFFD"} {
+		if s, ok := String([]byte(tok)); !ok || s != want {
+			t.Errorf("String(%s) = %q %v", tok, s, ok)
+		}
+	}
+	if _, ok := String([]byte(`1`)); ok {
+		t.Error("String of a number")
+	}
+}

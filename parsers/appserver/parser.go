@@ -115,6 +115,7 @@ type Parser struct {
 	otherScope int
 	otherSeen  map[string]bool
 	done       bool
+	lastItem   string // the last id string decoded, reused while it repeats
 }
 
 // itemState is what the parser remembers of an item between its events.
@@ -370,8 +371,8 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 	method := f.Method
 	h := notifications[string(method)]
 	var pr params
-	if ok, err := p.decodeParams(f, &pr); !ok {
-		return err
+	if !pr.parse(p, f.Params) {
+		return p.malformedFrame(f, "params of "+string(method)+" have a member of the wrong type")
 	}
 	if !p.inScope(&pr, string(method)) {
 		return p.otherScopeNotification(f, &pr)

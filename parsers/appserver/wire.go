@@ -1,6 +1,10 @@
 package appserver
 
-import "github.com/segmentio/encoding/json"
+import (
+	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/jsonrpc"
+	"github.com/segmentio/encoding/json"
+)
 
 // Method names of the app-server protocol v2 (codex 0.169.0).
 const (
@@ -130,4 +134,92 @@ type wireItem struct {
 	Success          *bool           `json:"success"`
 	SavedPath        string          `json:"savedPath"`
 	RevisedPrompt    string          `json:"revisedPrompt"`
+}
+
+// parse fills the params a notification handler reads from the params
+// object without decoding the rest: one pass over the top-level members
+// (jsonrpc.Members), strings decoded, the small nested objects (turn,
+// thread, tokenUsage, error) decoded, item kept as a borrowed span. Big
+// members the parser does not read (command output deltas, items of
+// custom notifications) are skipped, not decoded. It reports false when a
+// member the parser reads has the wrong type.
+func (pr *params) parse(p *Parser, obj []byte) bool {
+	ok := true
+	jsonrpc.Members(obj, func(name, v []byte) bool {
+		str := func(dst *string) {
+			if v[0] == 'n' {
+				return
+			}
+			s, good := p.intern(v)
+			if !good {
+				ok = false
+			}
+			*dst = s
+		}
+		dec := func(dst any) {
+			if v[0] != 'n' && jsonguard.Unmarshal(v, dst, 0) != nil {
+				ok = false
+			}
+		}
+		switch string(name) {
+		case "threadId":
+			str(&pr.ThreadID)
+		case "turnId":
+			str(&pr.TurnID)
+		case "itemId":
+			str(&pr.ItemID)
+		case "delta":
+			if v[0] != 'n' {
+				s, good := jsonrpc.String(v)
+				ok = ok && good
+				pr.Delta = s
+			}
+		case "item":
+			pr.Item = v
+		case "turn":
+			pr.Turn = &wireTurn{}
+			dec(pr.Turn)
+		case "thread":
+			pr.Thread = &wireThread{}
+			dec(pr.Thread)
+		case "tokenUsage":
+			pr.TokenUsage = &wireTokenUsage{}
+			dec(pr.TokenUsage)
+		case "error":
+			pr.Error = &wireError{}
+			dec(pr.Error)
+		case "willRetry":
+			pr.WillRetry = string(v) == "true"
+		case "requestId":
+			pr.RequestID = v
+		case "summary":
+			str(&pr.Summary)
+		case "message":
+			str(&pr.Message)
+		}
+		return true
+	})
+	return ok
+}
+
+// intern decodes a string token, returning the thread or turn id string
+// already held when equal (ids repeat on every notification).
+func (p *Parser) intern(tok []byte) (string, bool) {
+	if len(tok) >= 2 && tok[0] == '"' {
+		in := tok[1 : len(tok)-1]
+		if string(in) == p.threadID {
+			return p.threadID, true
+		}
+		if string(in) == p.turnID {
+			return p.turnID, true
+		}
+		if string(in) == p.lastItem {
+			return p.lastItem, true
+		}
+	}
+	s, ok := jsonrpc.String(tok)
+	if ok && len(s) < 128 {
+		p.lastItem = s
+	}
+	return s, ok
 }

@@ -1,0 +1,69 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/segmentio/encoding/json"
+)
+
+// Members calls fn for each top-level member of the JSON object obj, in
+// input order, with the member's name (the raw bytes between its quotes,
+// escapes not resolved) and the exact bytes of its value, until fn returns
+// false. It decodes nothing and allocates nothing: it is the cheap way to
+// pick a few members of a message's Params or Result without decoding the
+// large ones. obj must be valid JSON, as a classified Frame's Params,
+// Result and Error are; on anything else (not an object, invalid JSON)
+// Members may stop early but never panics or loops. The slices alias obj.
+func Members(obj []byte, fn func(name, value []byte) bool) {
+	i := skipWS(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	i = skipWS(obj, i+1)
+	for i < len(obj) && obj[i] == '"' {
+		kEnd := skipString(obj, i+1)
+		if kEnd > len(obj) {
+			return
+		}
+		name := obj[i+1 : kEnd-1]
+		i = skipWS(obj, kEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		i = skipWS(obj, i+1)
+		if i >= len(obj) {
+			return
+		}
+		end := skipValue(obj, i)
+		if end > len(obj) || end <= i {
+			return
+		}
+		if !fn(name, obj[i:end]) {
+			return
+		}
+		i = skipWS(obj, end)
+		if i >= len(obj) || obj[i] != ',' {
+			return
+		}
+		i = skipWS(obj, i+1)
+	}
+}
+
+// String returns the value of a JSON string token (with its quotes), as
+// decoders produce it: escapes resolved and invalid UTF-8 replaced by
+// U+FFFD. ok is false when tok is not a string. The result shares no
+// memory with tok.
+func String(tok []byte) (s string, ok bool) {
+	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+		return "", false
+	}
+	in := tok[1 : len(tok)-1]
+	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return string(in), true
+	}
+	if err := json.Unmarshal(tok, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
