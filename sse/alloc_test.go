@@ -70,7 +70,7 @@ func TestDecoderAllocs(t *testing.T) {
 // bytes the machine examines or copies stay within a small multiple of the
 // input: no rescans of a growing event.
 func TestLinearWork(t *testing.T) {
-	const n = 128 << 10 // enough to show a quadratic rescan: work would be ~n/2 per byte
+	const n = 64 << 10 // enough to show a quadratic rescan: work would be ~n/2 per byte
 	var multi bytes.Buffer
 	for multi.Len() < n {
 		multi.WriteString("data: " + strings.Repeat("m", 100) + "\n")
@@ -91,7 +91,7 @@ func TestLinearWork(t *testing.T) {
 		for _, face := range []string{"reader", "decoder"} {
 			opts := Options{Spans: true}
 			if strings.HasPrefix(name, "oversize") {
-				opts.MaxEventSize = 16 << 10
+				opts.MaxEventSize = 8 << 10
 			}
 			var m *machine
 			if face == "reader" {

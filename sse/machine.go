@@ -203,6 +203,24 @@ func (m *machine) shift(n int) {
 // terminator and the terminator's length. ok is false when more input is
 // needed to tell.
 func (m *machine) lineEnd(atEOF bool) (end, n int, ok bool) {
+	// Fast path for the blank line that ends most events: no search.
+	if m.ls < m.w {
+		switch m.buf[m.ls] {
+		case '\n':
+			return m.ls, 1, true
+		case '\r':
+			if m.ls+1 < m.w {
+				if m.buf[m.ls+1] == '\n' {
+					return m.ls, 2, true
+				}
+				return m.ls, 1, true
+			}
+			if atEOF {
+				return m.ls, 1, true
+			}
+			return 0, 0, false
+		}
+	}
 	lfi := m.lf.at
 	if lfi < m.ls {
 		lfi = m.lf.find(m.buf, m.ls, m.w, '\n', &m.work)
@@ -494,6 +512,9 @@ func (m *machine) fieldLine(line []byte) {
 	if len(line) > 5 && string(line[:5]) == "data:" {
 		name = line[:4]
 		v = 5
+	} else if len(line) > 6 && string(line[:6]) == "event:" {
+		name = line[:5]
+		v = 6
 	} else if c := bytes.IndexByte(line, ':'); c >= 0 {
 		name = line[:c]
 		v = c + 1
