@@ -6,12 +6,12 @@ import "fmt"
 // message_start, ping, per item content_block_start / *_delta /
 // content_block_stop, then message_delta and message_stop (or an error
 // event).
-func writeMessages(st *stream, seq int, model string) error {
+func writeMessages(st *stream, tag string, model string) error {
 	u := st.reply.Usage
 	if u == nil {
 		u = &Usage{InputTokens: 100, OutputTokens: 10}
 	}
-	msgID := fmt.Sprintf("msg_mock_%04d", seq)
+	msgID := "msg_mock_" + tag
 	startUsage := o("input_tokens", u.InputTokens, "cache_creation_input_tokens", 0,
 		"cache_read_input_tokens", u.CachedTokens,
 		"cache_creation", o("ephemeral_5m_input_tokens", 0, "ephemeral_1h_input_tokens", 0),
@@ -36,7 +36,7 @@ func writeMessages(st *stream, seq int, model string) error {
 			if err == nil {
 				// The signature arrives as its own delta just before the block stops.
 				err = st.event("content_block_delta", o("type", "content_block_delta", "index", i,
-					"delta", o("type", "signature_delta", "signature", fmt.Sprintf("mocksig_%04d_%d", seq, i))))
+					"delta", o("type", "signature_delta", "signature", fmt.Sprintf("mocksig_%s_%d", tag, i))))
 			}
 		case "tool_call":
 			stop = "tool_use"
@@ -46,7 +46,7 @@ func writeMessages(st *stream, seq int, model string) error {
 			}
 			// The first input_json_delta fragment is empty, as the real API sends it.
 			parts := append([]string{""}, chunks(compactJSON(it.input()), n)...)
-			err = messagesBlock(st, i, o("type", "tool_use", "id", fmt.Sprintf("toolu_mock_%04d_%d", seq, i),
+			err = messagesBlock(st, i, o("type", "tool_use", "id", fmt.Sprintf("toolu_mock_%s_%d", tag, i),
 				"name", it.Name, "input", o()), "input_json_delta", "partial_json", parts)
 		}
 		if err != nil {

@@ -14,8 +14,8 @@ const createdAt = 1764460800 // 2025-11-30T00:00:00Z
 // response.created, response.in_progress, per item output_item.added ...
 // output_item.done, then response.completed (or error + response.failed).
 // Every event carries sequence_number from 0.
-func writeResponses(st *stream, seq int, model string) error {
-	respID := fmt.Sprintf("resp_mock_%04d", seq)
+func writeResponses(st *stream, tag string, model string) error {
+	respID := "resp_mock_" + tag
 	sn := 0
 	ev := func(typ string, kv ...any) error {
 		m := append(o("type", typ, "sequence_number", sn), kv...)
@@ -43,11 +43,11 @@ func writeResponses(st *stream, seq int, model string) error {
 		var err error
 		switch it.Type {
 		case "text":
-			done, err = responsesText(ev, seq, i, it)
+			done, err = responsesText(ev, tag, i, it)
 		case "reasoning":
-			done, err = responsesReasoning(ev, seq, i, it)
+			done, err = responsesReasoning(ev, tag, i, it)
 		case "tool_call":
-			done, err = responsesCall(ev, seq, i, it)
+			done, err = responsesCall(ev, tag, i, it)
 		}
 		if err != nil {
 			return err
@@ -80,8 +80,8 @@ func writeResponses(st *stream, seq int, model string) error {
 
 type evFunc func(typ string, kv ...any) error
 
-func responsesText(ev evFunc, seq, idx int, it *Item) (any, error) {
-	id := fmt.Sprintf("msg_mock_%04d_%d", seq, idx)
+func responsesText(ev evFunc, tag string, idx int, it *Item) (any, error) {
+	id := fmt.Sprintf("msg_mock_%s_%d", tag, idx)
 	text := join(it.deltas())
 	if err := ev("response.output_item.added", "output_index", idx,
 		"item", o("id", id, "type", "message", "status", "in_progress", "content", []any{}, "role", "assistant")); err != nil {
@@ -109,8 +109,8 @@ func responsesText(ev evFunc, seq, idx int, it *Item) (any, error) {
 	return item, ev("response.output_item.done", "output_index", idx, "item", item)
 }
 
-func responsesReasoning(ev evFunc, seq, idx int, it *Item) (any, error) {
-	id := fmt.Sprintf("rs_mock_%04d_%d", seq, idx)
+func responsesReasoning(ev evFunc, tag string, idx int, it *Item) (any, error) {
+	id := fmt.Sprintf("rs_mock_%s_%d", tag, idx)
 	if err := ev("response.output_item.added", "output_index", idx,
 		"item", o("id", id, "type", "reasoning", "summary", []any{})); err != nil {
 		return nil, err
@@ -143,9 +143,9 @@ func responsesReasoning(ev evFunc, seq, idx int, it *Item) (any, error) {
 	return item, ev("response.output_item.done", "output_index", idx, "item", item)
 }
 
-func responsesCall(ev evFunc, seq, idx int, it *Item) (any, error) {
-	id := fmt.Sprintf("fc_mock_%04d_%d", seq, idx)
-	callID := fmt.Sprintf("call_mock_%04d_%d", seq, idx)
+func responsesCall(ev evFunc, tag string, idx int, it *Item) (any, error) {
+	id := fmt.Sprintf("fc_mock_%s_%d", tag, idx)
+	callID := fmt.Sprintf("call_mock_%s_%d", tag, idx)
 	args := compactJSON(it.input())
 	if err := ev("response.output_item.added", "output_index", idx,
 		"item", o("id", id, "type", "function_call", "status", "in_progress", "arguments", "", "call_id", callID, "name", it.Name)); err != nil {

@@ -90,6 +90,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	next     int
+	nmodel   int // model requests answered from the script or by default
+	nside    int // side requests
 	requests []Request
 	closed   bool
 }
@@ -180,16 +182,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	model := s.isModel(r.Method, path)
 	idx := -2
 	var reply Reply
+	var tag string // distinguishes the ids of this reply's events
 	s.mu.Lock()
 	if model {
 		switch {
 		case s.opt.Side != nil && s.opt.Side(body):
 			idx, reply = -3, s.opt.SideReply
+			s.nside++
+			tag = fmt.Sprintf("side%02d", s.nside)
 		case s.next < len(s.opt.Replies):
 			idx, reply = s.next, s.opt.Replies[s.next]
 			s.next++
 		default:
 			idx, reply = -1, defaultReply
+		}
+		if idx != -3 {
+			s.nmodel++
+			tag = fmt.Sprintf("%04d", s.nmodel)
 		}
 	}
 	req.Seq = len(s.requests) + 1
@@ -204,7 +213,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opt.OnRequest != nil {
 		s.opt.OnRequest(req.Seq, idx)
 	}
-	s.serveReply(w, r, req.Seq, modelOf(body), &reply)
+	s.serveReply(w, r, tag, modelOf(body), &reply)
 }
 
 // defaultReply answers model requests beyond the script, so that a CLI that
@@ -251,7 +260,9 @@ func modelOf(body []byte) string {
 // errAbort aborts the connection without a terminating chunk.
 var errAbort = http.ErrAbortHandler
 
-func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, seq int, model string, reply *Reply) {
+// serveReply writes reply; tag numbers the ids of its events (the model
+// request's ordinal, so that side requests do not shift them).
+func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, tag string, model string, reply *Reply) {
 	for k, v := range reply.Headers {
 		w.Header().Set(k, v)
 	}
@@ -268,9 +279,9 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, seq int, mod
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	if s.opt.API == Messages {
-		w.Header().Set("request-id", fmt.Sprintf("req_mock_%04d", seq))
+		w.Header().Set("request-id", "req_mock_"+tag)
 	} else {
-		w.Header().Set("x-request-id", fmt.Sprintf("req_mock_%04d", seq))
+		w.Header().Set("x-request-id", "req_mock_"+tag)
 	}
 	w.WriteHeader(http.StatusOK)
 	ew := newEventWriter(w)
@@ -278,9 +289,9 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, seq int, mod
 	var err error
 	switch s.opt.API {
 	case Responses:
-		err = writeResponses(st, seq, model)
+		err = writeResponses(st, tag, model)
 	case Messages:
-		err = writeMessages(st, seq, model)
+		err = writeMessages(st, tag, model)
 	}
 	switch {
 	case errors.Is(err, errDisconnect):

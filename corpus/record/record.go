@@ -224,7 +224,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	}
 	var mu sync.Mutex
 	var cur chan int
-	srv, err := mock.New(mock.Options{API: api, Replies: c.Replies,
+	srv, err := mock.New(mock.Options{API: api, Replies: c.RepliesFor(cli.Version),
 		Side: sideRequest(api), SideReply: sideReply,
 		OnRequest: func(seq, reply int) {
 			mu.Lock()
@@ -258,7 +258,8 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	var outs []runOut
 	var sids []string
 	sid := ""
-	for i, run := range c.Runs {
+	runs := c.RunsFor(cli.Version)
+	for i, run := range runs {
 		ch := make(chan int, 64)
 		mu.Lock()
 		cur = ch
@@ -272,6 +273,9 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 			Timeout: timeout, Requests: ch, Signal: run.Signal, Intr: run.Interrupt, ExitGrace: 15 * time.Second}, inv.drv)
 		if err != nil {
 			return fmt.Errorf("run %d: %w", i+1, err)
+		}
+		if strings.HasPrefix(res.Killed, "driver") || strings.HasPrefix(res.Killed, "interrupt") {
+			return fmt.Errorf("run %d: %s", i+1, res.Killed)
 		}
 		reqs := srv.Requests()[before:]
 		dumpRequests(filepath.Join(scratch, fmt.Sprintf("requests-%d.jsonl", i+1)), reqs)
@@ -293,7 +297,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 				m.SideRequests++
 			}
 		}
-		if len(c.Runs) > 1 {
+		if len(runs) > 1 {
 			m.Run = i + 1
 		}
 		if api == mock.Responses {

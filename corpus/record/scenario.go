@@ -29,8 +29,15 @@ type Scenario struct {
 	// Replies are the mock's scripted model replies, consumed one per
 	// model request across all runs of the scenario.
 	Replies []mock.Reply `json:"replies"`
+	// RepliesByVersion replaces Replies for the CLI versions it names, for
+	// CLIs whose tools differ (codex 0.58 offers "shell" with an argv array
+	// where 0.169 offers "exec_command" with a string).
+	RepliesByVersion map[string][]mock.Reply `json:"replies_by_version,omitempty"`
 	// Runs are the CLI invocations, in order (several for resume).
 	Runs []Run `json:"runs"`
+	// RunsByVersion replaces Runs for the CLI versions it names (codex 0.58's
+	// app-server spells approval policies unlessTrusted, 0.169's untrusted).
+	RunsByVersion map[string][]Run `json:"runs_by_version,omitempty"`
 	// ResumeProof, when set, must appear in a model request body of the
 	// last run: it proves that run saw the earlier runs' conversation.
 	ResumeProof string `json:"resume_proof,omitempty"`
@@ -139,7 +146,37 @@ func (s *Scenario) Validate() error {
 			return fmt.Errorf("reply %d: %w", i, err)
 		}
 	}
-	for i, r := range s.Runs {
+	for v, rs := range s.RepliesByVersion {
+		for i := range rs {
+			if err := rs[i].Validate(); err != nil {
+				return fmt.Errorf("replies_by_version %s: reply %d: %w", v, i, err)
+			}
+		}
+	}
+	if err := s.validateRuns(s.Runs); err != nil {
+		return err
+	}
+	for v, runs := range s.RunsByVersion {
+		if len(runs) != len(s.Runs) {
+			return fmt.Errorf("runs_by_version %s: %d runs, want %d like runs", v, len(runs), len(s.Runs))
+		}
+		if err := s.validateRuns(runs); err != nil {
+			return fmt.Errorf("runs_by_version %s: %w", v, err)
+		}
+	}
+	if s.ResumeProof != "" && len(s.Runs) < 2 {
+		return errors.New("resume_proof needs at least two runs")
+	}
+	for v := range s.Variants {
+		if strings.ContainsAny(v, "/. ") {
+			return fmt.Errorf("variant %q: bad name", v)
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) validateRuns(runs []Run) error {
+	for i, r := range runs {
 		if r.Prompt == "" {
 			return fmt.Errorf("run %d: empty prompt", i)
 		}
@@ -175,14 +212,6 @@ func (s *Scenario) Validate() error {
 			if !validDecision(s.Provider, d) {
 				return fmt.Errorf("run %d: decision %q not valid for %s", i, d, s.Provider)
 			}
-		}
-	}
-	if s.ResumeProof != "" && len(s.Runs) < 2 {
-		return errors.New("resume_proof needs at least two runs")
-	}
-	for v := range s.Variants {
-		if strings.ContainsAny(v, "/. ") {
-			return fmt.Errorf("variant %q: bad name", v)
 		}
 	}
 	return nil
@@ -223,6 +252,22 @@ func (s *Scenario) Cases() []Case {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// RepliesFor returns the replies scripted for a CLI version.
+func (s *Scenario) RepliesFor(version string) []mock.Reply {
+	if rs, ok := s.RepliesByVersion[version]; ok {
+		return rs
+	}
+	return s.Replies
+}
+
+// RunsFor returns the runs scripted for a CLI version.
+func (s *Scenario) RunsFor(version string) []Run {
+	if rs, ok := s.RunsByVersion[version]; ok {
+		return rs
+	}
+	return s.Runs
 }
 
 // ForVersion reports whether s is recorded with the given CLI version;

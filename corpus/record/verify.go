@@ -48,8 +48,16 @@ func Normalize(b []byte) []byte {
 	return b
 }
 
-// volatileMeta are meta.json lines dropped before compare.
-var volatileMeta = regexp.MustCompile(`(?m)^\s*"(recorded|duration_ms)": .*\n`)
+// volatileMeta are meta.json lines dropped before compare: the date, the
+// duration, and the request counts that include Claude Code's side requests
+// (warmups and title prompts race with the end of the run).
+var volatileMeta = regexp.MustCompile(`(?m)^\s*"(recorded|duration_ms|requests|side_requests|request)": .*\n`)
+
+// sideRequestLine matches a requests.jsonl line of a side request.
+var sideRequestLine = regexp.MustCompile(`(?m)^\{"seq":\d+,"method":"[A-Z]+","path":"[^"]*","reply":-3,.*\n`)
+
+// seqField numbers requests; side requests shift it.
+var seqField = regexp.MustCompile(`(?m)^\{"seq":\d+,`)
 
 // Verify compares the recordings under got with those under want (both
 // corpus roots), for the cases present in got and, when match is set, the
@@ -103,8 +111,12 @@ func Verify(want, got string, match *regexp.Regexp) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if filepath.Base(f) == "meta.json" {
+		switch filepath.Base(f) {
+		case "meta.json":
 			a, b = volatileMeta.ReplaceAll(a, nil), volatileMeta.ReplaceAll(b, nil)
+		case "requests.jsonl":
+			a, b = sideRequestLine.ReplaceAll(a, nil), sideRequestLine.ReplaceAll(b, nil)
+			a, b = seqField.ReplaceAll(a, []byte(`{"seq":0,`)), seqField.ReplaceAll(b, []byte(`{"seq":0,`))
 		}
 		a, b = Normalize(a), Normalize(b)
 		if bytes.Equal(a, b) {
