@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/ndjson"
+	"github.com/google/go-cmp/cmp"
 )
 
 // countSink counts what it receives and keeps nothing: the benchmark
@@ -69,6 +70,7 @@ func BenchmarkParsePartial(b *testing.B) {
 	b.ReportAllocs()
 	rd := ndjson.NewReader(nil, ndjson.Options{})
 	src := bytes.NewReader(stream)
+	cpu0 := processCPU()
 	for b.Loop() {
 		src.Reset(stream)
 		rd.Reset(src)
@@ -91,6 +93,11 @@ func BenchmarkParsePartial(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(lines), "lines/op")
+	if cpu := processCPU() - cpu0; cpu > 0 {
+		// Throughput per CPU second of the whole process (GC included):
+		// the figure that does not depend on the machine's other load.
+		b.ReportMetric(float64(len(stream))*float64(b.N)/cpu.Seconds()/1e6, "MB/cpu-s")
+	}
 }
 
 // TestBenchStreamIsValid keeps the benchmark's input honest: it is a
@@ -111,5 +118,69 @@ func TestBenchStreamIsValid(t *testing.T) {
 	}
 	if deltas != 15 || args != 9 || r.Response.Output != "done" || !r.Response.Checkpoint.Valid {
 		t.Fatalf("deltas %d args %d output %q checkpoint %+v", deltas, args, r.Response.Output, r.Response.Checkpoint)
+	}
+}
+
+// TestDeltaAllocs pins the hot path: a text_delta line costs one
+// allocation (the delta string the payload carries) plus the amortized
+// growth of the block's text buffer.
+func TestDeltaAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation counts")
+	}
+	p := New(&countSink{}, Options{Streaming: true, PartialMessages: true})
+	for _, f := range frames(stream(initL(),
+		evL("", `{"type":"message_start","message":{"id":"m1"}}`),
+		evL("", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`))) {
+		if err := p.Feed(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	delta := frames(stream(evL("", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hello "}}`)))[0]
+	allocs := testing.AllocsPerRun(1000, func() {
+		if err := p.Feed(delta); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("%.2f allocations per text_delta line", allocs)
+	if allocs > 1.1 {
+		t.Errorf("%.2f allocations per text_delta line, want at most 1 (+ amortized buffer growth)", allocs)
+	}
+}
+
+// TestFastPathAgrees: the stream_event fast path gives what the general
+// path (Frame.Type, last exact "type" wins) gives, also for lines with
+// duplicate or case-variant "type" members. A leading space turns the fast
+// path off.
+func TestFastPathAgrees(t *testing.T) {
+	lines := []string{initL(),
+		evL("", `{"type":"message_start","message":{"id":"m1"}}`),
+		evL("", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`),
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}},"Type":"result","session_id":"` + sid + `"}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"b"}},"type":"hologram","session_id":"` + sid + `"}`,
+		`{"type":"stream_event","type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"c"}},"session_id":"` + sid + `"}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"d"}},"typ\u0065":"stream_event","session_id":"` + sid + `"}`,
+		okL("x"),
+	}
+	spaced := make([]string, len(lines))
+	for i, l := range lines {
+		spaced[i] = " " + l
+	}
+	fast := do(t, Options{PartialMessages: true}, Outcome{}, lines...)
+	slow := do(t, Options{PartialMessages: true}, Outcome{}, spaced...)
+	if d := cmp.Diff(slow.Payloads, fast.Payloads); d != "" {
+		t.Errorf("payloads differ (-general +fast):\n%s", d)
+	}
+	if d := cmp.Diff(slow.Items, fast.Items); d != "" {
+		t.Errorf("items differ (-general +fast):\n%s", d)
+	}
+	var deltas []string
+	for _, p := range fast.Payloads {
+		if p.Kind == driver.StreamTextContent {
+			deltas = append(deltas, p.Delta)
+		}
+	}
+	if strings.Join(deltas, "") != "acd" {
+		t.Errorf("deltas %q: the line whose last type is hologram is not a stream_event", deltas)
 	}
 }

@@ -208,6 +208,17 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	if i == len(data) || data[i] != '{' {
 		return p.nonJSON(f)
 	}
+	if bytes.HasPrefix(data, streamPrefix) {
+		// The fast path of the line type that comes once per token: decode
+		// first, and trust the decoded type only when it is the line's one
+		// and only "type" member, which is then what Frame.Type returns.
+		// Anything else takes the general path below.
+		l := &p.sl
+		*l = streamLine{}
+		if f.Decode(l) == nil && l.Type.n == 1 && l.Type.v == "stream_event" {
+			return p.streamDecoded(f, l)
+		}
+	}
 	typ, ok := f.Type()
 	if !ok {
 		if err := jsonguard.Check(data, 0); err != nil {
@@ -216,7 +227,7 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 		return p.bad(f, "message without a string type")
 	}
 	if string(typ) == "stream_event" {
-		// The hot path checks its session id while decoding.
+		// It checks its session id while decoding.
 		return p.streamEvent(f)
 	}
 	if sid, ok := f.Peek("session_id"); ok && len(sid) > 0 {
@@ -250,6 +261,8 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	}
 	return p.customLine(f, string(typ), true)
 }
+
+var streamPrefix = []byte(`{"type":"stream_event"`)
 
 // session checks the session id a line announced.
 func (p *Parser) session(f ndjson.Frame, sid []byte) error {

@@ -77,6 +77,11 @@ func (p *Parser) streamEvent(f ndjson.Frame) error {
 	if err := f.Decode(l); err != nil {
 		return p.decodeErr(f, err)
 	}
+	return p.streamDecoded(f, l)
+}
+
+// streamDecoded handles a decoded stream_event line.
+func (p *Parser) streamDecoded(f ndjson.Frame, l *streamLine) error {
 	if l.SessionID.n != 0 {
 		if err := p.session(f, l.SessionID.bytes()); err != nil {
 			return err

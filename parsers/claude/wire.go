@@ -156,7 +156,8 @@ type PermissionDenial struct {
 // decodes without allocating beyond the delta text: the parser reuses one
 // streamLine, names are interned, the session id is compared in place.
 type streamLine struct {
-	Event           sseEvent `json:"event"`
+	Type            typeField `json:"type"`
+	Event           sseEvent  `json:"event"`
 	ParentToolUseID string   `json:"parent_tool_use_id"`
 	SessionID       idField  `json:"session_id"`
 }
@@ -222,7 +223,7 @@ type name string
 
 var knownNames = func() map[string]name {
 	m := map[string]name{}
-	for _, s := range []string{"message_start", "content_block_start", "content_block_delta", "content_block_stop",
+	for _, s := range []string{"stream_event", "message_start", "content_block_start", "content_block_delta", "content_block_stop",
 		"message_delta", "message_stop", "ping", "error", "text_delta", "thinking_delta", "signature_delta",
 		"input_json_delta", "citations_delta", "text", "thinking", "tool_use"} {
 		m[s] = name(s)
@@ -281,4 +282,17 @@ func (f *idField) bytes() []byte {
 		return []byte(f.long)
 	}
 	return f.b[:f.n]
+}
+
+// typeField is a top-level "type" member that counts its occurrences, so
+// that the stream_event fast path can tell a line whose only "type" is
+// "stream_event" (what Frame.Type would return) from one with duplicates.
+type typeField struct {
+	n int
+	v name
+}
+
+func (t *typeField) UnmarshalJSON(b []byte) error {
+	t.n++
+	return t.v.UnmarshalJSON(b)
 }
