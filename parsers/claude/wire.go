@@ -158,8 +158,8 @@ type PermissionDenial struct {
 type streamLine struct {
 	Type            typeField `json:"type"`
 	Event           sseEvent  `json:"event"`
-	ParentToolUseID string   `json:"parent_tool_use_id"`
-	SessionID       idField  `json:"session_id"`
+	ParentToolUseID string    `json:"parent_tool_use_id"`
+	SessionID       idField   `json:"session_id"`
 }
 
 type sseEvent struct {
