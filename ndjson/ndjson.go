@@ -165,7 +165,7 @@ func (f Frame) Clone() Frame {
 // ErrLineTooLong is wrapped by the [*LineError] reported for a line longer
 // than [Options.MaxLineSize]. It is not fatal: reading continues after the
 // line.
-var ErrLineTooLong = errors.New("line too long")
+var ErrLineTooLong = errors.New("ndjson: line too long")
 
 // ErrClosed is returned by [Decoder.Write] after [Decoder.Close].
 var ErrClosed = errors.New("ndjson: write after Close")

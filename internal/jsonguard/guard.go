@@ -25,9 +25,9 @@
 //   - [PeekString] returns a top-level string member of an object (the
 //     "type" or "method" discriminator) without decoding the value.
 //
-// None of these functions recurse, and CheckDepth, Check (up to
-// [StackDepth] levels) and PeekString (when the value has no escapes)
-// allocate nothing.
+// None of these functions recurse. CheckDepth, Check (up to [StackDepth]
+// levels) and PeekString (when the value has no escapes) allocate nothing
+// except the error they return.
 //
 // # Depth
 //
