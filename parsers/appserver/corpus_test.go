@@ -108,8 +108,8 @@ var sessionData = map[string]string{driver.ParamCWD: "/scratch/work", driver.Par
 // byte-exact, the terminal the exact bytes of its line, and the golden.
 func TestCorpus(t *testing.T) {
 	cases := corpusCases(t)
-	if len(cases) < 2 {
-		t.Fatalf("found only %d cases", len(cases))
+	if len(cases) == 0 {
+		t.Fatal("no cases found")
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
