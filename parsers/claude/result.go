@@ -1,0 +1,151 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/ndjson"
+)
+
+func (p *Parser) resultLine(f ndjson.Frame) error {
+	var l resultLine
+	if err := f.Decode(&l); err != nil {
+		return p.decodeErr(f, err)
+	}
+	item := resultItem(&l)
+	if l.ParentToolUseID != "" {
+		// Only the root result ends the run.
+		if err := p.em.Item(p.scoped(item, l.ParentToolUseID)); err != nil {
+			return err
+		}
+		return p.em.Custom(provider, "result", driver.StreamPayload{ScopeID: l.ParentToolUseID, Raw: rawLine(f)})
+	}
+	p.result = &l
+	p.terminal = bytes.Clone(f.Data)
+	p.success = l.Subtype == "success" && l.IsError != nil && !*l.IsError
+	p.state = stateResult
+	if l.Usage == nil {
+		item.Usage = p.fallbackUsage()
+	}
+	return p.em.Item(item)
+}
+
+func resultItem(l *resultLine) driver.TranscriptItem {
+	it := driver.TranscriptItem{Kind: driver.TranscriptResult, SessionID: l.SessionID, Subtype: l.Subtype,
+		IsError: !(l.Subtype == "success" && l.IsError != nil && !*l.IsError), CostUSD: l.TotalCostUSD}
+	if l.Result != nil {
+		it.Text = *l.Result
+	}
+	if l.Usage != nil {
+		it.Usage = normUsage(*l.Usage)
+	}
+	it.Errors = stringList(l.Errors)
+	meta := map[string]string{}
+	if l.TerminalReason != "" {
+		meta["terminal_reason"] = l.TerminalReason
+	}
+	if l.StopReason != "" {
+		meta["stop_reason"] = l.StopReason
+	}
+	if st := bytes.TrimSpace(l.APIErrorStatus); len(st) > 0 && string(st) != "null" {
+		meta["api_error_status"] = string(st)
+	}
+	if l.IsError != nil {
+		meta["is_error"] = strconv.FormatBool(*l.IsError)
+	}
+	meta["num_turns"] = strconv.Itoa(l.NumTurns)
+	meta["duration_ms"] = strconv.FormatInt(l.DurationMS, 10)
+	meta["duration_api_ms"] = strconv.FormatInt(l.DurationAPIMS, 10)
+	it.Metadata = meta
+	data := map[string]any{}
+	var mu map[string]ModelUsage
+	if len(l.ModelUsage) > 0 && json.Unmarshal(l.ModelUsage, &mu) == nil && len(mu) > 0 {
+		data["model_usage"] = mu
+	}
+	var den []PermissionDenial
+	if len(l.Denials) > 0 && json.Unmarshal(l.Denials, &den) == nil && len(den) > 0 {
+		data["permission_denials"] = den
+	}
+	if s := bytes.TrimSpace(l.Structured); len(s) > 0 && string(s) != "null" {
+		data["structured_output"] = json.RawMessage(s)
+	}
+	if len(data) > 0 {
+		it.Data = data
+	}
+	return it
+}
+
+// stringList decodes result.errors: strings are kept, any other element is
+// kept as its JSON text.
+func stringList(raw json.RawMessage) []string {
+	var elems []json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &elems) != nil {
+		return nil
+	}
+	out := make([]string, 0, len(elems))
+	for _, e := range elems {
+		if s := jsonString(e); s != "" || (len(e) > 0 && e[0] == '"') {
+			out = append(out, s)
+		} else {
+			out = append(out, string(e))
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// normUsage maps Anthropic usage to driver.Usage: InputTokens is the
+// whole prompt (input_tokens + cache_creation_input_tokens +
+// cache_read_input_tokens, the Anthropic fields being disjoint), of which
+// CachedInputTokens were cache reads.
+func normUsage(u apiUsage) *driver.Usage {
+	return &driver.Usage{
+		InputTokens:       u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
+		OutputTokens:      u.OutputTokens,
+		CachedInputTokens: u.CacheReadInputTokens,
+	}
+}
+
+// noteUsage records the usage of a root message. Repeated reports of one
+// message id replace each other (assistant lines repeat the snapshot;
+// message_delta carries cumulative output_tokens); delta merges only the
+// fields it carries.
+func (p *Parser) noteUsage(id string, u apiUsage, delta bool) {
+	old, seen := p.msgUsage[id]
+	if !seen {
+		p.usageKeys = append(p.usageKeys, id)
+	}
+	if delta && seen {
+		if u.InputTokens == 0 {
+			u.InputTokens = old.InputTokens
+		}
+		if u.CacheCreationInputTokens == 0 {
+			u.CacheCreationInputTokens = old.CacheCreationInputTokens
+		}
+		if u.CacheReadInputTokens == 0 {
+			u.CacheReadInputTokens = old.CacheReadInputTokens
+		}
+	}
+	p.msgUsage[id] = u
+}
+
+// fallbackUsage sums the last usage of every distinct root message; nil
+// when none was reported.
+func (p *Parser) fallbackUsage() *driver.Usage {
+	if len(p.usageKeys) == 0 {
+		return nil
+	}
+	var sum apiUsage
+	for _, k := range p.usageKeys {
+		u := p.msgUsage[k]
+		sum.InputTokens += u.InputTokens
+		sum.CacheCreationInputTokens += u.CacheCreationInputTokens
+		sum.CacheReadInputTokens += u.CacheReadInputTokens
+		sum.OutputTokens += u.OutputTokens
+	}
+	return normUsage(sum)
+}
