@@ -11,6 +11,7 @@ require (
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/r3labs/sse/v2 v2.10.0
 	github.com/segmentio/encoding v0.5.4
+	github.com/sourcegraph/jsonrpc2 v0.2.3
 	github.com/tmaxmax/go-sse v0.12.0
 	gopkg.in/cenkalti/backoff.v1 v1.1.0
 )
