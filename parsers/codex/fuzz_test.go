@@ -40,15 +40,15 @@ func FuzzParser(f *testing.F) {
 		h := fnv.New64a()
 		h.Write(data)
 		chunked, _ := run(stdout, "", opts, out, chunkings(h.Sum64() + uint64(mode))[3].mk)
-		if d := cmp.Diff(whole, chunked); d != "" {
-			t.Fatalf("random chunking differs (-whole +chunked):\n%s", d)
+		if !cmp.Equal(whole, chunked) {
+			t.Fatalf("random chunking differs (-whole +chunked):\n%s", cmp.Diff(whole, chunked))
 		}
 		plain, v := run(stdout, "", Options{}, out, func(s string) io.Reader { return &chunkReader{s: s, sizes: []int{1}} })
 		if len(v) > 0 {
 			t.Fatalf("non-streaming violations:\n%s", v)
 		}
-		if d := cmp.Diff(whole.Response, plain.Response); d != "" {
-			t.Fatalf("non-streaming response differs:\n%s", d)
+		if !cmp.Equal(whole.Response, plain.Response) {
+			t.Fatalf("non-streaming response differs:\n%s", cmp.Diff(whole.Response, plain.Response))
 		}
 		if cp := whole.Response.Checkpoint; cp != nil && cp.Valid {
 			if why := unearned(data, cp.State.ResumeID, out); why != "" {

@@ -163,21 +163,28 @@ func (p *Parser) Unknown() int { return p.unknown }
 // ErrFinished is returned by Feed and FeedError after Finish.
 var ErrFinished = errors.New("codex: parser already finished")
 
-type handler func(p *Parser, f ndjson.Frame) error
-
-var handlers map[string]handler
-
-func init() {
-	handlers = map[string]handler{
-		evThreadStarted: (*Parser).threadStarted,
-		evTurnStarted:   (*Parser).turnStarted,
-		evTurnCompleted: (*Parser).turnCompleted,
-		evTurnFailed:    (*Parser).turnFailedEvent,
-		evItemStarted:   (*Parser).itemStarted,
-		evItemUpdated:   (*Parser).itemUpdated,
-		evItemCompleted: (*Parser).itemCompleted,
-		evError:         (*Parser).errorEvent,
+// handler returns the handler of an event type, or nil. A switch, not a
+// map: it needs no hashing and the compiler orders it by length.
+func handler(typ []byte) func(p *Parser, f ndjson.Frame) error {
+	switch string(typ) {
+	case evThreadStarted:
+		return (*Parser).threadStarted
+	case evTurnStarted:
+		return (*Parser).turnStarted
+	case evTurnCompleted:
+		return (*Parser).turnCompleted
+	case evTurnFailed:
+		return (*Parser).turnFailedEvent
+	case evItemStarted:
+		return (*Parser).itemStarted
+	case evItemUpdated:
+		return (*Parser).itemUpdated
+	case evItemCompleted:
+		return (*Parser).itemCompleted
+	case evError:
+		return (*Parser).errorEvent
 	}
+	return nil
 }
 
 // Feed processes one frame of stdout, in stream order. Blank lines are
@@ -209,7 +216,7 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	if !ok {
 		return p.untyped(f)
 	}
-	if h := handlers[string(typ)]; h != nil {
+	if h := handler(typ); h != nil {
 		return h(p, f)
 	}
 	return p.unknownEvent(f, string(typ))

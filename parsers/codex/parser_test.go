@@ -2,9 +2,11 @@ package codex
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
@@ -471,5 +473,27 @@ func TestInfrastructureError(t *testing.T) {
 	}
 	if r.Err != boom.Error() || r.Response.Checkpoint.Valid {
 		t.Errorf("err %q checkpoint %+v", r.Err, r.Response.Checkpoint)
+	}
+}
+
+// TestReadError: a read error on stdout is an infrastructure error: the
+// lines read before it are parsed, Parse returns the error, the
+// checkpoint is invalid and the stream still ends with one terminal.
+func TestReadError(t *testing.T) {
+	boom := errors.New("pipe broke")
+	src := io.MultiReader(strings.NewReader(lines(lThread, lTurn, lMsg, lDone)), iotest.ErrReader(boom))
+	sink := &adaptertest.RecordingSink{}
+	resp, err := Parse(src, nil, sink, streaming, Outcome{})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	if v := sink.Check(true, Capability, resp, err, Codec); len(v) > 0 {
+		t.Fatalf("violations:\n%s", v)
+	}
+	if resp.Checkpoint == nil || resp.Checkpoint.Valid || resp.Output != "hi" {
+		t.Errorf("checkpoint %+v output %q", resp.Checkpoint, resp.Output)
+	}
+	if last := sink.Payloads[len(sink.Payloads)-1]; last.Kind != driver.StreamRunError {
+		t.Errorf("terminal %s", last.Kind)
 	}
 }
