@@ -113,7 +113,7 @@ func TestCorpus(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			opts := Options{Streaming: true, SessionData: sessionData}
+			opts := Options{Streaming: true, SessionData: sessionData, LegacyTurnEnd: legacyBuild(c.name)}
 			var want result
 			for i, ch := range chunkings(uint64(len(c.stdout))) {
 				got, v := run(c.stdin, c.stdout, c.stderr, opts, c.out, ch.mk)
@@ -132,12 +132,12 @@ func TestCorpus(t *testing.T) {
 				}
 			}
 			if term := want.Response.RawStreams.Terminal; term != nil {
-				if !strings.Contains(c.stdout, string(term.JSON)+"\n") || !strings.HasPrefix(string(term.JSON), `{"method":"turn/completed"`) {
+				if !strings.Contains(c.stdout, string(term.JSON)+"\n") || !strings.HasPrefix(string(term.JSON), `{"method":"`+term.Event+`"`) {
 					t.Fatalf("terminal JSON is not the exact line: %s", term.JSON)
 				}
 			}
 			// Without streaming: the same transcript and response.
-			plain, v := run(c.stdin, c.stdout, c.stderr, Options{SessionData: opts.SessionData}, c.out, nil)
+			plain, v := run(c.stdin, c.stdout, c.stderr, Options{SessionData: opts.SessionData, LegacyTurnEnd: opts.LegacyTurnEnd}, c.out, nil)
 			if len(v) > 0 || len(plain.Payloads) != 0 {
 				t.Fatalf("non-streaming: %d payloads, violations:\n%s", len(plain.Payloads), v)
 			}
@@ -160,6 +160,31 @@ func TestCorpus(t *testing.T) {
 			checkGolden(t, c.name, golden(want))
 		})
 	}
+}
+
+// legacyBuild reports whether a case was recorded from a build that ends
+// turns with the v1 codex/event/task_complete only (codex 0.58.0); those
+// cases replay with Options.LegacyTurnEnd.
+func legacyBuild(name string) bool { return strings.HasPrefix(name, "codex@0.58.") }
+
+// TestLegacyTurnEnd: without the option a 0.58.0 session has no
+// terminal; with it, task_complete is the terminal.
+func TestLegacyTurnEnd(t *testing.T) {
+	for _, c := range corpusCases(t) {
+		if !strings.HasSuffix(c.name, "codex@0.58.0/text") {
+			continue
+		}
+		strict, v := run(c.stdin, c.stdout, c.stderr, Options{Streaming: true}, c.out, nil)
+		if len(v) > 0 || strict.Response.RawStreams.Terminal != nil || strict.Response.Failure == nil {
+			t.Fatalf("strict: %v %+v", v, strict.Response.Failure)
+		}
+		legacy, v := run(c.stdin, c.stdout, c.stderr, Options{Streaming: true, LegacyTurnEnd: true}, c.out, nil)
+		if len(v) > 0 || legacy.Response.Failure != nil || !legacy.Response.Checkpoint.Valid || legacy.Response.RawStreams.Terminal.Event != "codex/event/task_complete" {
+			t.Fatalf("legacy: %v %+v", v, legacy.Response)
+		}
+		return
+	}
+	t.Skip("no codex@0.58.0/text recording")
 }
 
 func checkGolden(t *testing.T, name string, r result) {

@@ -454,24 +454,72 @@ func (p *Parser) turnCompleted(f jsonrpc.Frame, pr *params) error {
 	if p.terminal != nil && p.turnID == pr.Turn.ID {
 		return p.malformedFrame(f, "turn/completed twice for turn "+pr.Turn.ID)
 	}
+	msg := ""
+	if pr.Turn.Error != nil {
+		msg = pr.Turn.Error.Message
+	}
+	if err := p.endTurn(f, pr.Turn.Status, msg); err != nil {
+		return err
+	}
+	switch p.turnStatus {
+	case "completed", "failed", "interrupted":
+	default:
+		return p.malformedFrame(f, "turn/completed with unknown status "+p.turnStatus)
+	}
+	return p.em.Err()
+}
+
+// endTurn records f as this run's terminal with the turn's status.
+func (p *Parser) endTurn(f jsonrpc.Frame, status, errMsg string) error {
 	if err := p.closeItems(); err != nil {
 		return err
 	}
 	if err := p.em.StepFinished("turn"); err != nil {
 		return err
 	}
-	p.terminal = &driver.TerminalPayload{Event: TerminalEvent, JSON: append(json.RawMessage(nil), f.Data...)}
-	p.turnStatus = pr.Turn.Status
-	p.turnError = ""
-	if pr.Turn.Error != nil {
-		p.turnError = pr.Turn.Error.Message
-	}
+	p.terminal = &driver.TerminalPayload{Event: string(f.Method), JSON: append(json.RawMessage(nil), f.Data...)}
+	p.turnStatus, p.turnError = status, errMsg
 	p.addTurnUsage()
 	p.st = stateDone
-	switch p.turnStatus {
-	case "completed", "failed", "interrupted":
-	default:
-		return p.malformedFrame(f, "turn/completed with unknown status "+p.turnStatus)
+	return p.em.Err()
+}
+
+// legacyEvent handles a codex/event/<type> notification under
+// Options.LegacyTurnEnd: error, task_complete and turn_aborted of this
+// run's thread end the turn; every one is also kept as a custom payload.
+func (p *Parser) legacyEvent(f jsonrpc.Frame, pr *params) error {
+	if err := p.customFrame(string(f.Method), f, pr); err != nil {
+		return err
+	}
+	var lp struct {
+		ID             string `json:"id"`
+		ConversationID string `json:"conversationId"`
+		Msg            struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"msg"`
+	}
+	if f.DecodeParams(&lp) != nil {
+		return p.malformedFrame(f, "legacy event with malformed params")
+	}
+	if lp.ConversationID != "" && p.threadID != "" && lp.ConversationID != p.threadID {
+		return p.em.Err()
+	}
+	if p.st != stateTurn {
+		return p.em.Err()
+	}
+	switch lp.Msg.Type {
+	case "error":
+		p.legacyErr = nonEmpty(lp.Msg.Message, "error")
+		p.lastError = p.legacyErr
+		return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptFailure, Text: p.legacyErr, Metadata: map[string]string{"method": string(f.Method)}})
+	case "task_complete":
+		if p.legacyErr != "" {
+			return p.endTurn(f, "failed", p.legacyErr)
+		}
+		return p.endTurn(f, "completed", "")
+	case "turn_aborted":
+		return p.endTurn(f, "interrupted", "")
 	}
 	return p.em.Err()
 }

@@ -38,6 +38,17 @@ type Options struct {
 	// "thread"."id") or, failing that, the first thread/started
 	// notification: both are formal, top-level protocol ids.
 	ThreadID string
+
+	// LegacyTurnEnd accepts the v1 event notifications as this run's turn
+	// end, for builds that predate turn/completed: codex 0.58.0 (recorded)
+	// never sends turn/completed and ends a turn with
+	// codex/event/task_complete (after codex/event/error when the turn
+	// failed) or codex/event/turn_aborted. With it, the first of those for
+	// this run's thread (params.conversationId) is the terminal (Event is
+	// its method, JSON its exact line) with status completed, failed (an
+	// error event came first) or interrupted. Off by default: a session
+	// that never sends turn/completed then has no terminal.
+	LegacyTurnEnd bool
 }
 
 // Capability is the parser's StreamCapability, whatever the options:
@@ -115,6 +126,7 @@ type Parser struct {
 	otherScope int
 	otherSeen  map[string]bool
 	done       bool
+	legacyErr  string // the last codex/event/error message of the turn (LegacyTurnEnd)
 	lastItem   string // the last id string decoded, reused while it repeats
 }
 
@@ -380,7 +392,11 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 	if h != nil {
 		return h(p, f, &pr)
 	}
-	if !known[string(method)] && !bytes.HasPrefix(method, legacyPrefix) {
+	if bytes.HasPrefix(method, legacyPrefix) {
+		if p.opts.LegacyTurnEnd {
+			return p.legacyEvent(f, &pr)
+		}
+	} else if !known[string(method)] {
 		p.unknown++
 	}
 	return p.customFrame(string(method), f, &pr)
@@ -463,6 +479,7 @@ func (p *Parser) beginTurn(id string) error {
 	p.st = stateTurn
 	p.turnStatus, p.turnError = "", ""
 	p.terminal = nil
+	p.legacyErr = ""
 	p.turnUsage = nil
 	return p.start()
 }
