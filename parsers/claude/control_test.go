@@ -154,7 +154,7 @@ func TestControlRequests(t *testing.T) {
 				hitl = append(hitl, "res:"+pl.HITLResolved.RequestID+":"+string(pl.HITLResolved.Result))
 			}
 		}
-		want := "req:r1 req:r2 res:r2:aborted req:r3 req:r4 req:r5 res:r1:approved res:r3:approved"
+		want := "req:r1 req:r2 res:r2:aborted res:r1:approved" // hook and MCP callbacks are not human decisions
 		if strings.Join(hitl, " ") != want {
 			t.Errorf("hitl payloads\n got %s\nwant %s", strings.Join(hitl, " "), want)
 		}

@@ -74,6 +74,7 @@
 //	result with parent_tool_use_id    claude/result                          result in the subagent scope (never the terminal)
 //	rate_limit_event                  claude/rate_limit_event (Raw)          system "rate limit <status> (<type>)"
 //	control_request can_use_tool      hitl.requested (HITL) or claude/control_request   system (or question for AskUserQuestion)
+//	control_request hook_callback, mcp_message, other   claude/control_request (SDK callbacks)   system
 //	control_cancel_request            hitl.resolved aborted (when pending)   system
 //	host answer (Resolve, FeedInput)  hitl.resolved approved/rejected/...    system control_resolved
 //	control_response (to the host)    none (the host knows what it asked)    system

@@ -8,9 +8,9 @@ import (
 
 // controlRequest handles a control_request the CLI wrote: it becomes a
 // pending ControlRequest, a transcript item (a question for
-// AskUserQuestion, a system item otherwise) and a hitl.requested audit
-// payload (with ControlProtocol; a claude/control_request custom payload
-// without it).
+// AskUserQuestion, a system item otherwise) and, for can_use_tool with
+// ControlProtocol, a hitl.requested audit payload (a
+// claude/control_request custom payload otherwise).
 func (p *Parser) controlRequest(f ndjson.Frame) error {
 	var l controlLine
 	if err := f.Decode(&l); err != nil {
@@ -39,7 +39,9 @@ func (p *Parser) controlRequest(f ndjson.Frame) error {
 	if err := p.em.Item(it); err != nil {
 		return err
 	}
-	if !p.cap.HITL {
+	if !p.cap.HITL || cr.Permission == nil {
+		// hook_callback and mcp_message are SDK callbacks, not human
+		// decisions: they are kept, not broadcast as HITL.
 		return p.em.Custom(provider, "control_request", driver.StreamPayload{ToolCallID: dr.ToolCallID, Raw: rawLine(f)})
 	}
 	return p.em.HITLRequested(driver.HITLRequestedPayload{RequestID: cr.RequestID, Kind: dr.Kind, Source: dr.Source,
@@ -99,7 +101,7 @@ func (p *Parser) resolved(cr *ControlRequest, res driver.HITLResolvedPayload, ho
 	if err := p.em.Item(it); err != nil {
 		return err
 	}
-	if !p.cap.HITL {
+	if !p.cap.HITL || cr.Permission == nil {
 		return p.em.Err()
 	}
 	return p.em.HITLResolved(res)
