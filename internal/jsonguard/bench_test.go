@@ -9,7 +9,11 @@ import (
 // benchLines are real Claude stream-json lines plus a synthetic
 // stream_event line, the shapes PeekString sees most.
 func benchLines(b *testing.B) [][]byte {
-	data, err := os.ReadFile("testdata/peek-bench.jsonl")
+	name := "testdata/peek-bench.jsonl"
+	if env := os.Getenv("PEEK_BENCH_FILE"); env != "" {
+		name = env
+	}
+	data, err := os.ReadFile(name)
 	if err != nil {
 		b.Skip(err)
 	}

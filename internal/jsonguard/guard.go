@@ -42,9 +42,7 @@ package jsonguard
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"math/bits"
 	"strconv"
 
 	"github.com/segmentio/encoding/json"
@@ -137,50 +135,26 @@ func tooDeep(i int) *SyntaxError {
 }
 
 // skipString returns the index just past the closing quote of the string
-// whose contents start at b[i], or len(b)+1 if it is not terminated. It
-// scans 8 bytes at a time for a quote or a backslash; a backslash skips
-// the byte after it, so an escaped quote never ends the string.
+// whose contents start at b[i], or len(b)+1 if it is not terminated. A
+// quote preceded by an odd run of backslashes is escaped. The quote search
+// is vectorized (bytes.IndexByte), and each backslash run is examined
+// once, so the cost is linear.
 func skipString(b []byte, i int) int {
 	for {
-		j := nextQuoteOrBackslash(b, i)
+		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
 			return len(b) + 1
 		}
-		if b[j] == '"' {
-			return j + 1
+		q := i + j
+		k := q
+		for k > i && b[k-1] == '\\' {
+			k--
 		}
-		i = j + 2
-		if i > len(b) {
-			return len(b) + 1
+		if (q-k)%2 == 0 {
+			return q + 1
 		}
+		i = q + 1
 	}
-}
-
-const (
-	swarOnes   = 0x0101010101010101
-	swarHighs  = 0x8080808080808080
-	swarQuotes = swarOnes * '"'
-	swarBacks  = swarOnes * '\\'
-)
-
-// nextQuoteOrBackslash returns the index of the first '"' or '\\' in b at
-// or after i, or -1. It tests 8 bytes per step with the classic
-// "has zero byte" bit trick; the lowest flagged byte is always exact.
-func nextQuoteOrBackslash(b []byte, i int) int {
-	for i+8 <= len(b) {
-		w := binary.LittleEndian.Uint64(b[i:])
-		q, s := w^swarQuotes, w^swarBacks
-		if m := ((q-swarOnes)&^q | (s-swarOnes)&^s) & swarHighs; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-		i += 8
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' {
-			return i
-		}
-	}
-	return -1
 }
 
 // Unmarshal decodes b into v with github.com/segmentio/encoding/json after
