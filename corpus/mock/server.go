@@ -77,6 +77,10 @@ type Options struct {
 	// OnRequest, when non-nil, is called (from the handler goroutine) when
 	// a model request starts being answered, with the reply index.
 	OnRequest func(seq, reply int)
+	// OnWritten, when non-nil, is called when the events of a model
+	// request's reply have been written and flushed (before a stall begins
+	// or the connection is aborted), with the request seq and reply index.
+	OnWritten func(seq, reply int)
 	// MaxStall bounds a stalled reply (default 2 minutes).
 	MaxStall time.Duration
 }
@@ -213,7 +217,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opt.OnRequest != nil {
 		s.opt.OnRequest(req.Seq, idx)
 	}
-	s.serveReply(w, r, tag, modelOf(body), &reply)
+	s.serveReply(w, r, tag, modelOf(body), &reply, sync.OnceFunc(func() {
+		if s.opt.OnWritten != nil {
+			s.opt.OnWritten(req.Seq, idx)
+		}
+	}))
 }
 
 // defaultReply answers model requests beyond the script, so that a CLI that
@@ -262,7 +270,8 @@ var errAbort = http.ErrAbortHandler
 
 // serveReply writes reply; tag numbers the ids of its events (the model
 // request's ordinal, so that side requests do not shift them).
-func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, tag string, model string, reply *Reply) {
+func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, tag string, model string, reply *Reply, written func()) {
+	defer written()
 	for k, v := range reply.Headers {
 		w.Header().Set(k, v)
 	}
@@ -295,8 +304,10 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, tag string, 
 	}
 	switch {
 	case errors.Is(err, errDisconnect):
+		written()
 		panic(errAbort)
 	case errors.Is(err, errStall):
+		written()
 		t := time.NewTimer(s.opt.MaxStall)
 		defer t.Stop()
 		select {

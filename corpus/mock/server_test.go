@@ -236,9 +236,10 @@ func TestChunks(t *testing.T) {
 }
 
 func TestStallEndsOnClose(t *testing.T) {
-	var started = make(chan int, 1)
+	started, written := make(chan int, 1), make(chan int, 2)
 	s, err := New(Options{API: Messages, Replies: []Reply{{Items: []Item{{Type: "text", Deltas: []string{"a"}}}, Stall: true}},
-		OnRequest: func(seq, reply int) { started <- reply }})
+		OnRequest: func(seq, reply int) { started <- reply },
+		OnWritten: func(seq, reply int) { written <- seq }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,6 +252,14 @@ func TestStallEndsOnClose(t *testing.T) {
 	resp := post(t, s.URL()+"/v1/messages", `{}`)
 	if r := <-started; r != 0 {
 		t.Fatalf("OnRequest reply = %d", r)
+	}
+	select {
+	case seq := <-written:
+		if seq != 1 {
+			t.Errorf("OnWritten seq = %d", seq)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("OnWritten not called when the stall began")
 	}
 	res := make(chan error, 1)
 	var evs []sseEvent
@@ -276,5 +285,8 @@ func TestStallEndsOnClose(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close did not release the stalled reply")
+	}
+	if len(written) != 0 {
+		t.Error("OnWritten called twice")
 	}
 }

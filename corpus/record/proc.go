@@ -95,7 +95,8 @@ type runSpec struct {
 	Env     []string
 	Dir     string
 	Timeout time.Duration
-	// Requests receives one value per model request of this run.
+	// Requests receives one value per model request of this run, when the
+	// mock has written its reply.
 	Requests <-chan int
 	Signal   *Trigger
 	Intr     *Trigger

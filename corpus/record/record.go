@@ -226,7 +226,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	var cur chan int
 	srv, err := mock.New(mock.Options{API: api, Replies: c.RepliesFor(cli.Version),
 		Side: sideRequest(api), SideReply: sideReply,
-		OnRequest: func(seq, reply int) {
+		OnWritten: func(seq, reply int) {
 			mu.Lock()
 			ch := cur
 			mu.Unlock()
@@ -324,7 +324,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	}
 
 	dst := filepath.Join(opt.Out, cli.Provider, cli.Dir(), c.Name)
-	if err := os.RemoveAll(dst); err != nil {
+	if err := clearRecording(dst); err != nil {
 		return err
 	}
 	if len(outs) == 1 {
@@ -431,4 +431,29 @@ func sideRequest(api mock.API) func([]byte) bool {
 		}
 		return json.Unmarshal(body, &v) == nil && len(v.Tools) == 0
 	}
+}
+
+// recorderFiles are the files the recorder writes in a case or run
+// directory. Anything else there (golden.json, written by the replay tests)
+// is left alone when a case is re-recorded.
+var recorderFiles = []string{"stdout", "stderr", "stdin", "meta.json", "requests.jsonl"}
+
+// clearRecording removes the recorder's files from dir and its run-N
+// subdirectories, keeping every other file.
+func clearRecording(dir string) error {
+	runs, err := filepath.Glob(filepath.Join(dir, "run-*"))
+	if err != nil {
+		return err
+	}
+	for _, d := range append(runs, dir) {
+		for _, f := range recorderFiles {
+			if err := os.Remove(filepath.Join(d, f)); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+		if d != dir {
+			_ = os.Remove(d) // only if now empty
+		}
+	}
+	return nil
 }

@@ -81,8 +81,10 @@ type Run struct {
 	Signal *Trigger `json:"signal,omitempty"`
 }
 
-// A Trigger fires DelayMS after the run's OnRequest-th model request (1-based)
-// reached the mock.
+// A Trigger fires DelayMS after the mock finished writing the reply to the
+// run's OnRequest-th model request (1-based): for a stalling reply, when the
+// stall begins. Counting from the written reply rather than from the request
+// keeps the recording stable on a loaded machine.
 type Trigger struct {
 	OnRequest int    `json:"on_request"`
 	DelayMS   int    `json:"delay_ms,omitempty"`

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -114,6 +115,8 @@ func Verify(want, got string, match *regexp.Regexp) (string, error) {
 		switch filepath.Base(f) {
 		case "meta.json":
 			a, b = volatileMeta.ReplaceAll(a, nil), volatileMeta.ReplaceAll(b, nil)
+		case "stdout":
+			a, b = mergeOutputDeltas(a), mergeOutputDeltas(b)
 		case "requests.jsonl":
 			a, b = sideRequestLine.ReplaceAll(a, nil), sideRequestLine.ReplaceAll(b, nil)
 			a, b = seqField.ReplaceAll(a, []byte(`{"seq":0,`)), seqField.ReplaceAll(b, []byte(`{"seq":0,`))
@@ -131,6 +134,60 @@ func Verify(want, got string, match *regexp.Regexp) (string, error) {
 	return out.String(), nil
 }
 
+// outputDeltaMethods are the app-server notifications that stream a
+// command's output. How the output is cut into deltas depends on pipe read
+// timing, so verify compares their concatenation.
+var outputDeltaMethods = map[string]bool{
+	"item/commandExecution/outputDelta":     true,
+	"codex/event/exec_command_output_delta": true,
+}
+
+// mergeOutputDeltas replaces the output-delta lines of each command by one
+// synthetic line, at the place of the first, holding the whole output.
+func mergeOutputDeltas(b []byte) []byte {
+	if !bytes.Contains(b, []byte("utput_delta")) && !bytes.Contains(b, []byte("outputDelta")) {
+		return b
+	}
+	type delta struct {
+		Method string `json:"method"`
+		Params struct {
+			ItemID string `json:"itemId"`
+			Delta  string `json:"delta"`
+			Msg    struct {
+				CallID string `json:"call_id"`
+				Stream string `json:"stream"`
+				Chunk  []byte `json:"chunk"` // base64 in the legacy event
+			} `json:"msg"`
+		} `json:"params"`
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	out := make([][]byte, 0, len(lines))
+	merged := map[string]*bytes.Buffer{}
+	slot := map[string]int{}
+	for _, l := range lines {
+		var d delta
+		if !bytes.Contains(l, []byte(`"method"`)) || json.Unmarshal(l, &d) != nil || !outputDeltaMethods[d.Method] {
+			out = append(out, l)
+			continue
+		}
+		key := d.Method + " " + d.Params.ItemID + d.Params.Msg.CallID + " " + d.Params.Msg.Stream
+		buf, ok := merged[key]
+		if !ok {
+			buf = new(bytes.Buffer)
+			merged[key] = buf
+			slot[key] = len(out)
+			out = append(out, nil)
+		}
+		buf.WriteString(d.Params.Delta)
+		buf.Write(d.Params.Msg.Chunk)
+	}
+	for key, i := range slot {
+		line, _ := json.Marshal(map[string]string{"merged_output_deltas": key, "output": merged[key].String()})
+		out[i] = append(line, '\n')
+	}
+	return bytes.Join(out, nil)
+}
+
 // recordedFiles lists the regular files under root/<provider>/ relative to
 // root, skipping the scenarios directory and source files.
 func recordedFiles(root string) (map[string]bool, error) {
@@ -144,7 +201,7 @@ func recordedFiles(root string) (map[string]bool, error) {
 				}
 				return err
 			}
-			if d.Type().IsRegular() {
+			if d.Type().IsRegular() && isRecorderFile(d.Name()) {
 				rel, err := filepath.Rel(root, path)
 				if err != nil {
 					return err
@@ -158,6 +215,15 @@ func recordedFiles(root string) (map[string]bool, error) {
 		}
 	}
 	return files, nil
+}
+
+func isRecorderFile(name string) bool {
+	for _, f := range recorderFiles {
+		if f == name {
+			return true
+		}
+	}
+	return false
 }
 
 // caseOf returns <provider>/<cli>@<version>/<case> of a recorded file path.

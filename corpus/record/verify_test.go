@@ -43,9 +43,10 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 func TestVerify(t *testing.T) {
 	want, got := t.TempDir(), t.TempDir()
 	writeFiles(t, want, map[string]string{
-		"codex/codex@1/text/stdout":    "{\"thread_id\":\"01a22a6f-2525-7f52-8c56-da20a9c4a6f7\"}\n{\"text\":\"hi\"}\n",
-		"codex/codex@1/text/meta.json": "{\n  \"exit_code\": 0,\n  \"recorded\": \"x\",\n  \"duration_ms\": 5\n}\n",
-		"codex/codex@1/other/stdout":   "not re-recorded, not selected\n",
+		"codex/codex@1/text/stdout":      "{\"thread_id\":\"01a22a6f-2525-7f52-8c56-da20a9c4a6f7\"}\n{\"text\":\"hi\"}\n",
+		"codex/codex@1/text/meta.json":   "{\n  \"exit_code\": 0,\n  \"recorded\": \"x\",\n  \"duration_ms\": 5\n}\n",
+		"codex/codex@1/other/stdout":     "not re-recorded, not selected\n",
+		"codex/codex@1/text/golden.json": "not a recording: ignored\n",
 	})
 	writeFiles(t, got, map[string]string{
 		"codex/codex@1/text/stdout":    "{\"thread_id\":\"01a22a70-34fd-7340-85e6-9ab9a625b702\"}\n{\"text\":\"hi\"}\n",
@@ -70,5 +71,43 @@ func TestVerify(t *testing.T) {
 	}
 	if strings.Contains(d, "other") {
 		t.Errorf("drift mentions a case that was not selected:\n%s", d)
+	}
+}
+
+func TestMergeOutputDeltas(t *testing.T) {
+	a := "{\"method\":\"item/started\"}\n" +
+		"{\"method\":\"item/commandExecution/outputDelta\",\"params\":{\"itemId\":\"c1\",\"delta\":\"ab\"}}\n" +
+		"{\"method\":\"codex/event/exec_command_output_delta\",\"params\":{\"msg\":{\"call_id\":\"c1\",\"stream\":\"stdout\",\"chunk\":\"YWI=\"}}}\n" +
+		"{\"method\":\"item/commandExecution/outputDelta\",\"params\":{\"itemId\":\"c1\",\"delta\":\"c\\n\"}}\n" +
+		"{\"method\":\"codex/event/exec_command_output_delta\",\"params\":{\"msg\":{\"call_id\":\"c1\",\"stream\":\"stdout\",\"chunk\":\"Ywo=\"}}}\n" +
+		"{\"method\":\"item/completed\"}\n"
+	b := "{\"method\":\"item/started\"}\n" +
+		"{\"method\":\"item/commandExecution/outputDelta\",\"params\":{\"itemId\":\"c1\",\"delta\":\"abc\\n\"}}\n" +
+		"{\"method\":\"codex/event/exec_command_output_delta\",\"params\":{\"msg\":{\"call_id\":\"c1\",\"stream\":\"stdout\",\"chunk\":\"YWJjCg==\"}}}\n" +
+		"{\"method\":\"item/completed\"}\n"
+	ma, mb := string(mergeOutputDeltas([]byte(a))), string(mergeOutputDeltas([]byte(b)))
+	if ma != mb {
+		t.Errorf("differently chunked output not merged alike:\n%s\n%s", ma, mb)
+	}
+	if !strings.Contains(ma, `"output":"abc\n"`) || strings.Count(ma, "\n") != 4 {
+		t.Errorf("merged = %s", ma)
+	}
+}
+
+func TestClearRecordingKeepsGoldens(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"stdout": "x", "meta.json": "{}", "golden.json": "keep",
+		"run-1/stdout": "x", "run-1/golden.json": "keep", "run-2/stderr": "x",
+	})
+	if err := clearRecording(dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"stdout": false, "meta.json": false, "golden.json": true,
+		"run-1/stdout": false, "run-1/golden.json": true, "run-2": false} {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if (err == nil) != want {
+			t.Errorf("%s present = %v, want %v", name, err == nil, want)
+		}
 	}
 }
