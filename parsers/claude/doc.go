@@ -160,16 +160,18 @@
 //     lines (task_type local_bash) between the tool_use and its result.
 //   - An interrupt (control_request interrupt or SIGINT) ends the turn with
 //     a user line "[Request interrupted by user]" and an
-//     error_during_execution result; after SIGINT 2.1.328 still exits 0.
+//     error_during_execution result; after SIGINT 2.1.328 still exits 0,
+//     and 2.0.50 exits 0 without writing any result: only the host knows
+//     it cancelled (Outcome.Cancelled), the stream just stops.
 //   - A mid-stream SSE error is retried by 2.1.328 with a synthetic user
 //     line (isSynthetic) asking the model to resume; the partial attempt's
 //     snapshot stays in the transcript; 2.0.50 instead ended with
 //     success and the partial text as the result.
 //   - A dropped connection is retried with a system/api_retry line
 //     (2.1.328); 2.0.50 reported an API error.
-//   - 2.0.50 lost the end of a large stdout: the stream stops mid-line
-//     after about 64 KiB with exit 0 (corpus big-text); that is a malformed
-//     line and no result.
+//   - 2.0.50 loses the end of a large stdout: the stream stops mid-line
+//     with exit 0 (corpus big-text: after 66,760 bytes in one recording,
+//     80,760 in the next); that is a malformed line and no result.
 //   - The API failure is a synthetic assistant message with "error",
 //     "is_api_error_message", model "<synthetic>" and an id that is a UUID.
 //   - result carries 2.1.328 additions (terminal_reason, api_error_status,
