@@ -212,3 +212,37 @@ func checkGolden(t *testing.T, name string, r result) {
 		t.Errorf("golden %s differs (-want +got):\n%s", path, cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(got), "\n")))
 	}
 }
+
+// TestCorpusTruncation cuts every successful corpus session at every line
+// boundary before its terminal: never a valid checkpoint, a Failure, and
+// no violation, whether the process then exits 0 or is killed.
+func TestCorpusTruncation(t *testing.T) {
+	n := 0
+	for _, c := range corpusCases(t) {
+		opts := Options{Streaming: true, SessionData: sessionData, LegacyTurnEnd: legacyBuild(c.name)}
+		full, _ := run(c.stdin, c.stdout, c.stderr, opts, c.out, nil)
+		term := full.Response.RawStreams.Terminal
+		if cp := full.Response.Checkpoint; cp == nil || !cp.Valid || term == nil {
+			continue
+		}
+		n++
+		end := strings.Index(c.stdout, string(term.JSON)) + len(term.JSON) - 1
+		for i := 0; i < end; i++ {
+			if i > 0 && c.stdout[i-1] != '\n' && i != end-1 {
+				continue
+			}
+			for _, out := range []Outcome{{}, {Signal: "SIGKILL", ExitCode: -1}} {
+				r, v := run(c.stdin, c.stdout[:i], c.stderr, opts, out, nil)
+				if len(v) > 0 {
+					t.Fatalf("%s cut at %d: violations:\n%s", c.name, i, v)
+				}
+				if cp := r.Response.Checkpoint; (cp != nil && cp.Valid) || r.Response.Failure == nil {
+					t.Fatalf("%s cut at %d: checkpoint %+v failure %+v", c.name, i, cp, r.Response.Failure)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Skip("no successful corpus session")
+	}
+}

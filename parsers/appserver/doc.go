@@ -95,7 +95,9 @@
 // turn/completed of this run's turn is the only terminal: Terminal.Event
 // is "turn/completed" and Terminal.JSON the exact bytes of that message
 // line. With several turns in one session (turn/start twice) the last
-// one's turn/completed is the terminal. Its turn.status decides:
+// one's turn/completed is the terminal; with the client side fed, a
+// turn/start that got no response also fails the run (the session ended
+// before its last turn; without the client side this cannot be seen). Its turn.status decides:
 // "completed" succeeds, "failed" fails with turn.error.message,
 // "interrupted" fails with code cancelled. An `error` notification is
 // never a terminal (with willRetry it is only a notice); items that got

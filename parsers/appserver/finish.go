@@ -143,10 +143,26 @@ func (p *Parser) failure(out Outcome) *driver.RunFailure {
 		return &driver.RunFailure{Code: driver.FailureAgentError, Message: p.rpcError, Metadata: meta()}
 	case p.terminal == nil:
 		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("app-server output ended without turn/completed"), Metadata: meta()}
+	case p.pendingTurnStart() != "":
+		return &driver.RunFailure{Code: driver.FailureAgentError, Message: "turn/start (id " + p.pendingTurnStart() + ") got no response: the session ended before the run's last turn", Metadata: meta()}
 	case p.turnStatus != "completed":
 		return &driver.RunFailure{Code: driver.FailureAgentError, Message: "turn/completed with status " + strconv.Quote(p.turnStatus), Metadata: meta()}
 	}
 	return nil
+}
+
+// pendingTurnStart returns the id of a turn/start the client sent (seen
+// through FeedClient) that got no response, or "".
+func (p *Parser) pendingTurnStart() string {
+	for _, key := range p.clientOrder {
+		if p.clientReqs[key] == mTurnStart {
+			if len(key) > 2 && key[1] == ':' {
+				return key[2:]
+			}
+			return key
+		}
+	}
+	return ""
 }
 
 // checkpoint builds the checkpoint from this run's thread id and marks it

@@ -101,6 +101,7 @@ type Parser struct {
 	pending  []driver.StreamPayload // custom payloads waiting for run.started
 
 	clientReqs    map[string]string       // client request id key -> method
+	clientOrder   []string                // client request id keys in order
 	clientAnswers map[string]clientAnswer // client responses by server request id key
 	approvals     map[string]*Approval    // server requests by id key
 	approvalOrder []string
@@ -577,6 +578,9 @@ func (p *Parser) FeedClient(f jsonrpc.Frame) error {
 	}
 	switch f.Class {
 	case jsonrpc.Request:
+		if _, dup := p.clientReqs[f.ID.Key()]; !dup {
+			p.clientOrder = append(p.clientOrder, f.ID.Key())
+		}
 		p.clientReqs[f.ID.Key()] = string(f.Method)
 	case jsonrpc.Response, jsonrpc.ErrorResponse:
 		a := clientAnswer{result: append([]byte(nil), f.Result...), isErr: f.Class == jsonrpc.ErrorResponse}

@@ -432,3 +432,11 @@ func TestCodec(t *testing.T) {
 		t.Fatal(v)
 	}
 }
+
+func TestPendingTurnStart(t *testing.T) {
+	stdin := sStdin + `{"method":"turn/start","id":3,"params":{"threadId":"th-1","input":[{"type":"text","text":"again"}]}}` + "\n"
+	r := mustRun(t, stdin, lines(sSession...), streaming, Outcome{})
+	if f := r.Response.Failure; f == nil || !strings.Contains(f.Message, "turn/start (id 3) got no response") || r.Response.Checkpoint.Valid {
+		t.Fatalf("failure %+v", f)
+	}
+}
