@@ -6,8 +6,10 @@ import (
 	"testing"
 )
 
-// benchLines are real Claude stream-json lines plus a synthetic
-// stream_event line, the shapes PeekString sees most.
+// benchLines are real Claude stream-json lines (testdata/peek-bench.jsonl:
+// ariel-frischer/claude-clean mocks/claude-stream-json-simple.jsonl,
+// claude-code 2.0.25, MIT) plus a synthetic stream_event line, the shapes
+// PeekString sees most. PEEK_BENCH_FILE overrides the file.
 func benchLines(b *testing.B) [][]byte {
 	name := "testdata/peek-bench.jsonl"
 	if env := os.Getenv("PEEK_BENCH_FILE"); env != "" {
