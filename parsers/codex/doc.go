@@ -65,7 +65,7 @@
 //	                                                                           Metadata {malformed, line, offset}
 //	blank line                     —                                           —
 //
-// A tool item seen first as item.completed (file_change before 0.47) opens
+// A tool item seen first as item.completed (file_change in 0.46.0) opens
 // and closes its call on that event. Lifecycles of different items
 // interleave freely; Finish closes whatever is still open (a cut-off
 // stream) before the one terminal payload. An item id used again after
