@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -417,4 +418,27 @@ func TestKindString(t *testing.T) {
 			t.Errorf("%d: %q", k, k.String())
 		}
 	}
+}
+
+// TestNoGoroutineLeak is the launchdarkly/r3labs failure (r3labs/sse#140,
+// #178): abandoned decoders must leave nothing running. The package starts
+// no goroutines at all.
+func TestNoGoroutineLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 100 {
+		pr, pw := io.Pipe()
+		go pw.Write([]byte("data: 1\n\ndata: 2\n\n"))
+		r := NewReader(pr, Options{})
+		if f, err := r.Next(); err != nil || string(f.Data) != "1" {
+			t.Fatalf("%v %v", f, err)
+		}
+		r.Close() // closes the pipe, which ends the writer goroutine
+	}
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%d goroutines before, %d after abandoning 100 readers", before, runtime.NumGoroutine())
 }
