@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentwire/agentwire/corpus"
+)
+
+// inputFlags are the flags parse and check share.
+type inputFlags struct {
+	provider   string
+	streaming  bool
+	exitCode   int
+	signal     string
+	timedOut   bool
+	cancelled  bool
+	stderrFile string
+	stdinFile  string
+	partial    bool
+	control    bool
+}
+
+func (f *inputFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.provider, "provider", "", "the provider: codex (codex exec --json), claude (Claude Code stream-json) or appserver (codex app-server JSON-RPC); detected from the content when absent")
+	fs.BoolVar(&f.streaming, "streaming", true, "ask the parser for stream payloads (the lifecycle events); --streaming=false gives the transcript only")
+	fs.IntVar(&f.exitCode, "exit-code", 0, "the process exit code of the capture (default: meta.json's for a case, else 0)")
+	fs.StringVar(&f.signal, "signal", "", "the `NAME` of the signal that ended the process, such as SIGINT")
+	fs.BoolVar(&f.timedOut, "timed-out", false, "the run hit its time limit")
+	fs.BoolVar(&f.cancelled, "cancelled", false, "the run was cancelled or interrupted by the host")
+	fs.StringVar(&f.stderrFile, "stderr", "", "the `FILE` holding the process's stderr")
+	fs.StringVar(&f.stdinFile, "stdin", "", "the `FILE` holding what was written to the process's stdin (Claude control answers, the app-server client side)")
+	fs.BoolVar(&f.partial, "partial-messages", false, "claude: the CLI ran with --include-partial-messages (default: detected from stream_event lines)")
+	fs.BoolVar(&f.control, "control-protocol", false, "claude: the CLI ran with --input-format stream-json (default: detected from control_request lines or --stdin)")
+}
+
+const inputHelp = `
+The input is FILE (a capture of the CLI's stdout), - (standard input), a corpus
+case directory DIR (stdout, meta.json and optionally stderr, stdin; a file named
+stdout next to a meta.json counts as its directory), or nothing: the sample
+case embedded from the corpus (` + corpus.SampleName + `).
+
+For a case the provider, the parser options and the process outcome come from
+meta.json (flags given explicitly override the outcome); for a file they come
+from the flags, and the provider is detected from the content.`
+
+// input is a loaded capture.
+type input struct {
+	name string // for messages: the file, "<stdin>" or the sample
+	c    *corpus.Case
+}
+
+// loadInput loads the input named by pos (at most one argument).
+func loadInput(e *env, f *inputFlags, fs *flag.FlagSet, pos []string) (*input, error) {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if len(pos) > 1 {
+		return nil, fmt.Errorf("one input at most, got %d: %s", len(pos), strings.Join(pos, " "))
+	}
+	var in *input
+	switch {
+	case len(pos) == 0:
+		c, err := corpus.Sample()
+		if err != nil {
+			return nil, err
+		}
+		in = &input{name: "embedded sample " + corpus.SampleName, c: c}
+	case pos[0] == "-":
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return nil, fmt.Errorf("<stdin>: %w", err)
+		}
+		if in, err = fileInput("<stdin>", b, f, set); err != nil {
+			return nil, err
+		}
+	default:
+		path := pos[0]
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, fileError(path, err)
+		}
+		if !st.IsDir() && filepath.Base(path) == corpus.FileStdout {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(path), corpus.FileMeta)); err == nil {
+				path, st = filepath.Dir(path), nil
+			}
+		}
+		if st == nil || st.IsDir() {
+			if in, err = caseInput(path); err != nil {
+				return nil, err
+			}
+			break
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fileError(path, err)
+		}
+		if in, err = fileInput(path, b, f, set); err != nil {
+			return nil, err
+		}
+	}
+	return in, applyFlags(in, f, set)
+}
+
+func fileError(path string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", path, pe.Err)
+	}
+	return err
+}
+
+// caseInput loads a case directory, with the runs it resumes.
+func caseInput(dir string) (*input, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	fsys := os.DirFS(filepath.Dir(abs))
+	base := filepath.Base(abs)
+	if !corpus.IsCase(fsys, base) {
+		return nil, fmt.Errorf("%s: a directory, but not a corpus case (it needs %s and %s); use agentwire replay for a corpus tree", dir, corpus.FileStdout, corpus.FileMeta)
+	}
+	c, err := corpus.LoadCase(fsys, base)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return &input{name: dir, c: c}, nil
+}
+
+// fileInput makes a case of a bare capture.
+func fileInput(name string, b []byte, f *inputFlags, set map[string]bool) (*input, error) {
+	if len(b) == 0 {
+		return nil, fmt.Errorf("%s: empty file (0 bytes): nothing to parse", name)
+	}
+	c := &corpus.Case{Name: name, Stdout: b, Provider: f.provider}
+	if c.Provider == "" {
+		p, err := detect(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		c.Provider = p
+	} else if !slices.Contains(corpus.Providers, c.Provider) {
+		return nil, fmt.Errorf("unknown provider %q (want one of %s)", c.Provider, strings.Join(corpus.Providers, ", "))
+	}
+	c.Meta.Provider = c.Provider
+	c.Meta.Argv = []string{"<CLI>"}
+	if c.Provider == corpus.ProviderClaude {
+		if set["partial-messages"] && f.partial || !set["partial-messages"] && hasType(b, "stream_event") {
+			c.Meta.Argv = append(c.Meta.Argv, "--include-partial-messages")
+		}
+		if set["control-protocol"] && f.control || !set["control-protocol"] && (f.stdinFile != "" || hasType(b, "control_request")) {
+			c.Meta.Argv = append(c.Meta.Argv, "--input-format", "stream-json")
+		}
+	}
+	return &input{name: name, c: c}, nil
+}
+
+// applyFlags applies the outcome flags given explicitly, and the stderr
+// and stdin files.
+func applyFlags(in *input, f *inputFlags, set map[string]bool) error {
+	m := &in.c.Meta
+	if set["exit-code"] {
+		m.ExitCode = f.exitCode
+	}
+	if set["signal"] {
+		m.Signal = f.signal
+	}
+	if set["timed-out"] {
+		m.TimedOut = f.timedOut
+	}
+	if set["cancelled"] {
+		m.SentSignal, m.Interrupt = "", f.cancelled
+	}
+	if set["provider"] && f.provider != in.c.Provider {
+		if !slices.Contains(corpus.Providers, f.provider) {
+			return fmt.Errorf("unknown provider %q (want one of %s)", f.provider, strings.Join(corpus.Providers, ", "))
+		}
+		in.c.Provider = f.provider
+	}
+	for _, x := range []struct {
+		path string
+		dst  *[]byte
+	}{{f.stderrFile, &in.c.Stderr}, {f.stdinFile, &in.c.Stdin}} {
+		if x.path == "" {
+			continue
+		}
+		b, err := os.ReadFile(x.path)
+		if err != nil {
+			return fileError(x.path, err)
+		}
+		*x.dst = b
+	}
+	return nil
+}
+
+// hasType reports whether a line of b has the top-level "type" typ.
+func hasType(b []byte, typ string) bool {
+	return bytes.Contains(b, []byte(`"type":"`+typ+`"`)) || bytes.Contains(b, []byte(`"type": "`+typ+`"`))
+}
+
+var (
+	codexTypes  = []string{"thread.started", "turn.started", "turn.completed", "turn.failed", "item.started", "item.updated", "item.completed"}
+	claudeTypes = []string{"system", "assistant", "user", "result", "stream_event", "control_request", "control_response", "control_cancel_request", "keep_alive"}
+)
+
+// detectLimit bounds how much of the input detection reads.
+const detectLimit = 1 << 20
+
+// detect names the provider of a capture from its first lines, or says,
+// with the offset, why the content is not a stream agentwire parses.
+func detect(b []byte) (string, error) {
+	head := b[:min(len(b), detectLimit)]
+	for off := 0; off < len(head); {
+		r, size := utf8.DecodeRune(head[off:])
+		cut := len(b) > len(head) && len(head)-off < utf8.UTFMax // a rune cut by the limit
+		if r == 0 || r == utf8.RuneError && size == 1 && !cut {
+			return "", fmt.Errorf("offset %d: binary data (byte 0x%02x), not a JSON-lines stream", off, head[off])
+		}
+		off += size
+	}
+	var off int64
+	line := 0
+	for rest := head; len(rest) > 0; {
+		line++
+		n := bytes.IndexByte(rest, '\n')
+		l := rest
+		if n >= 0 {
+			l, rest = rest[:n], rest[n+1:]
+		} else {
+			rest = nil
+		}
+		at := off
+		off += int64(len(l)) + 1
+		t := bytes.TrimSpace(l)
+		if line == 1 {
+			t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
+		}
+		if len(t) == 0 {
+			continue
+		}
+		if isSSE(t) {
+			return "", fmt.Errorf("line %d (offset %d): Server-Sent Events, not an agent CLI stream; agentwire frames --format sse prints its events", line, at)
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(t, &obj); err != nil {
+			if n < 0 && len(b) <= detectLimit && line > 1 {
+				continue // a truncated last line; the lines before decide
+			}
+			return "", fmt.Errorf("line %d (offset %d): not a JSON object (%v): %s", line, at, err, quote(t))
+		}
+		if _, ok := obj["method"]; ok {
+			return corpus.ProviderAppServer, nil
+		}
+		if _, ok := obj["id"]; ok {
+			if _, ok := obj["result"]; ok {
+				return corpus.ProviderAppServer, nil
+			}
+			if _, ok := obj["error"]; ok {
+				return corpus.ProviderAppServer, nil
+			}
+		}
+		var typ string
+		if json.Unmarshal(obj["type"], &typ) == nil {
+			switch {
+			case slices.Contains(codexTypes, typ):
+				return corpus.ProviderCodex, nil
+			case slices.Contains(claudeTypes, typ):
+				return corpus.ProviderClaude, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no line of the first %d bytes is a codex, claude or app-server message; give --provider to parse it anyway", len(head))
+}
+
+func isSSE(l []byte) bool {
+	for _, p := range []string{"data:", "event:", "id:", "retry:", ":"} {
+		if bytes.HasPrefix(l, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// quote quotes at most 60 bytes of b.
+func quote(b []byte) string {
+	if len(b) > 60 {
+		return strconv.Quote(string(b[:60])) + "..."
+	}
+	return strconv.Quote(string(b))
+}

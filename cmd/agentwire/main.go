@@ -1,0 +1,146 @@
+// Command agentwire parses, checks, frames, replays and records the streams
+// that agent CLIs write.
+//
+//	agentwire parse  [flags] [FILE|DIR|-]   parse a capture, print a timeline or the JSON document
+//	agentwire check  [flags] [FILE|DIR|-]   print the contract violations with clause IDs and offsets
+//	agentwire frames --format sse|ndjson|jsonrpc [FILE|-]   one JSON object per frame
+//	agentwire replay [--update] DIR...       replay corpus cases against their golden.json
+//	agentwire record [flags]                 record the golden corpus (see corpus/README.md)
+//
+// With no input, parse and check use a sample case embedded from the corpus
+// (a `codex exec --json` text answer), so `go run ./cmd/agentwire parse`
+// works on a fresh machine. `agentwire help COMMAND` or `agentwire COMMAND
+// --help` describes each command.
+//
+// Exit status: 0 on success; 1 when check finds a violation, replay finds
+// drift, or frames meets a bad frame; 2 for a usage error or an input that
+// cannot be read or recognised (the message names the file and the offset).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// env is one invocation's streams.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+type command struct {
+	name, args, summary string
+	run                 func(e *env, args []string) int
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"parse", "[flags] [FILE|DIR|-]", "parse a capture and print a timeline or the JSON document", runParse},
+		{"check", "[flags] [FILE|DIR|-]", "print the contract violations of a capture, with clause IDs and offsets", runCheck},
+		{"frames", "--format sse|ndjson|jsonrpc [FILE|-]", "print the frames of a stream, one JSON object per frame", runFrames},
+		{"replay", "[--update] DIR...", "replay every corpus case below DIR against its golden.json", runReplay},
+		{"record", "[flags]", "record the golden corpus from the real CLIs (corpus/record)", runRecord},
+	}
+}
+
+// run is the whole command: it returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		if name == "help" && len(args) > 1 {
+			return run([]string{args[1], "--help"}, stdin, stdout, stderr)
+		}
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == name {
+			return c.run(e, args[1:])
+		}
+	}
+	fmt.Fprintf(stderr, "agentwire: unknown command %q\n\n", name)
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `agentwire parses, checks and replays the streams agent CLIs write
+(codex exec --json, the Codex app-server JSON-RPC session, Claude Code stream-json).
+
+Usage:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  agentwire %-6s %-38s %s\n", c.name, c.args, c.summary)
+	}
+	fmt.Fprint(w, `
+Run 'agentwire COMMAND --help' for a command's flags. With no input, parse and
+check use a sample case embedded from the corpus.
+`)
+}
+
+// newFlags returns a flag set for a command; parseFlags prints its usage.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("agentwire "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseFlags parses args, allowing flags after positional arguments, and
+// returns the positional arguments. done is true when the command must
+// return code at once (help was asked for, or the flags were wrong).
+func parseFlags(e *env, fs *flag.FlagSet, synopsis, description string, args []string) (pos []string, code int, done bool) {
+	printUsage := func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: %s %s\n\n%s\n", fs.Name(), synopsis, strings.TrimSpace(description))
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprint(w, "\nFlags:\n")
+			fs.SetOutput(w)
+			fs.PrintDefaults()
+			fs.SetOutput(io.Discard)
+		}
+	}
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(e.stdout)
+			return nil, 0, true
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "%s: %v\n\n", fs.Name(), err)
+			printUsage(e.stderr)
+			return nil, 2, true
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, 0, false
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), 0, false
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// fail prints an error for a command and returns status 2.
+func fail(e *env, cmd string, err error) int {
+	fmt.Fprintf(e.stderr, "agentwire %s: %v\n", cmd, err)
+	return 2
+}

@@ -1,0 +1,451 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentwire/agentwire/corpus"
+)
+
+// corpusDir is the project corpus.
+const corpusDir = "../../corpus"
+
+// runCmd runs the command in-process.
+func runCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	if strings.Contains(errb.String(), "goroutine ") || strings.Contains(errb.String(), "panic:") {
+		t.Fatalf("stack trace on stderr:\n%s", errb.String())
+	}
+	return code, out.String(), errb.String()
+}
+
+func corpusCases(t *testing.T) []*corpus.Case {
+	t.Helper()
+	cases, err := corpus.Load(os.DirFS(corpusDir), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 50 {
+		t.Fatalf("only %d corpus cases", len(cases))
+	}
+	return cases
+}
+
+// TestParseJSONEqualsGolden: `agentwire parse --format json DIR` prints
+// exactly the golden.json of every corpus case, and so does giving the
+// case's stdout file.
+func TestParseJSONEqualsGolden(t *testing.T) {
+	for _, c := range corpusCases(t) {
+		dir := filepath.Join(corpusDir, filepath.FromSlash(c.Name))
+		code, out, errs := runCmd(t, "", "parse", "--format", "json", dir)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", c.Name, code, errs)
+			continue
+		}
+		if c.Golden == nil {
+			t.Errorf("%s: no golden.json", c.Name)
+			continue
+		}
+		if out != string(c.Golden) {
+			t.Errorf("%s: parse --format json differs from golden.json (-want +got):\n%s", c.Name, corpus.DiffJSON(c.Golden, []byte(out)))
+			continue
+		}
+		if _, out2, _ := runCmd(t, "", "parse", filepath.Join(dir, "stdout"), "--format=json"); out2 != out {
+			t.Errorf("%s: the stdout file does not give the case's document", c.Name)
+		}
+	}
+}
+
+// TestCheckCorpus: check finds nothing on any corpus case.
+func TestCheckCorpus(t *testing.T) {
+	for _, c := range corpusCases(t) {
+		dir := filepath.Join(corpusDir, filepath.FromSlash(c.Name))
+		code, out, errs := runCmd(t, "", "check", dir)
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if l != "" && !strings.Contains(l, corpus.Truncated) {
+				t.Errorf("%s: finding %s", c.Name, l)
+			}
+		}
+		if code != 0 {
+			t.Errorf("%s: check exit %d: %s%s", c.Name, code, out, errs)
+		}
+	}
+}
+
+// copyCase copies a corpus case to a temporary directory, changing stdout
+// with damage.
+func copyCase(t *testing.T, name string, damage func(lines []string) []string) string {
+	t.Helper()
+	src := filepath.Join(corpusDir, filepath.FromSlash(name))
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"stdout", "stderr", "stdin", "meta.json"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "stdout" {
+			lines := strings.SplitAfter(string(b), "\n")
+			if lines[len(lines)-1] == "" {
+				lines = lines[:len(lines)-1]
+			}
+			b = []byte(strings.Join(damage(lines), ""))
+		}
+		if err := os.WriteFile(filepath.Join(dst, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func indexOf(lines []string, sub string) int {
+	for i, l := range lines {
+		if strings.Contains(l, sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestCheckDamaged: check exits 1 on a damaged copy of a corpus case and
+// names the clause and the offset of the offending frame.
+func TestCheckDamaged(t *testing.T) {
+	tests := []struct {
+		name, c string
+		damage  func(lines []string) []string
+		want    string // in the output
+	}{
+		{"codex terminal duplicated", "codex/codex@0.169.0/text", func(ls []string) []string {
+			i := indexOf(ls, `"turn.completed"`)
+			return append(ls[:i+1:i+1], ls[i:]...)
+		}, "MALFORMED at offset 388 (line 5)"},
+		{"appserver terminal duplicated", "appserver/codex@0.169.0/text", func(ls []string) []string {
+			i := indexOf(ls, `"method":"turn/completed"`)
+			return append(ls[:i+1:i+1], ls[i:]...)
+		}, "MALFORMED at offset"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := copyCase(t, tt.c, tt.damage)
+			if code, _, errs := runCmd(t, "", "check", filepath.Join(corpusDir, filepath.FromSlash(tt.c))); code != 0 {
+				t.Fatalf("the original fails check: %d %s", code, errs)
+			}
+			code, out, errs := runCmd(t, "", "check", dir)
+			if code != 1 {
+				t.Fatalf("check exit %d on a damaged copy:\n%s%s", code, out, errs)
+			}
+			if !strings.Contains(out, tt.want) || !strings.Contains(out, dir) {
+				t.Errorf("output does not name the file and %q:\n%s", tt.want, out)
+			}
+			code, jout, _ := runCmd(t, "", "check", "--format", "json", dir)
+			var f corpus.Finding
+			if code != 1 || json.Unmarshal([]byte(strings.SplitN(jout, "\n", 2)[0]), &f) != nil || f.Clause == "" || f.Offset <= 0 {
+				t.Errorf("json findings: exit %d %q", code, jout)
+			}
+		})
+	}
+}
+
+// TestInputErrors: a missing, empty, binary or malformed file, or a
+// directory that is not a case, is a clear error naming the file (and
+// the offset), exit status 2, no stack trace.
+func TestInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	empty := write("empty.jsonl", nil)
+	binary := write("binary.bin", []byte("\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe"))
+	malformed := write("malformed.jsonl", []byte("{\"type\":\"thread.started\"\nnot json at all\n"))
+	text := write("notes.txt", []byte("hello\nworld\n"))
+	sseFile := write("events.sse", []byte("event: ping\ndata: {}\n\n"))
+	unknown := write("other.jsonl", []byte(`{"hello":"world"}`+"\n"))
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing", []string{"parse", filepath.Join(dir, "nope.jsonl")}, []string{"nope.jsonl", "no such file or directory"}},
+		{"empty", []string{"parse", empty}, []string{empty, "empty file"}},
+		{"binary", []string{"parse", binary}, []string{binary, "offset 7", "binary data"}},
+		{"malformed", []string{"check", malformed}, []string{malformed, "line 1 (offset 0)", "not a JSON object"}},
+		{"text", []string{"parse", "--format", "json", text}, []string{text, "line 1 (offset 0)"}},
+		{"sse", []string{"parse", sseFile}, []string{sseFile, "Server-Sent Events", "frames --format sse"}},
+		{"unknown", []string{"parse", unknown}, []string{unknown, "--provider"}},
+		{"not a case", []string{"parse", dir}, []string{dir, "not a corpus case"}},
+		{"bad provider", []string{"parse", "--provider", "gemini", unknown}, []string{"gemini"}},
+		{"missing stderr", []string{"parse", "--stderr", filepath.Join(dir, "none"), unknown, "--provider", "codex"}, []string{"none", "no such file"}},
+		{"frames missing", []string{"frames", "--format", "ndjson", filepath.Join(dir, "nope")}, []string{"nope", "no such file"}},
+		{"frames no format", []string{"frames", empty}, []string{"--format is required"}},
+		{"replay missing", []string{"replay", filepath.Join(dir, "nope")}, []string{"nope", "no such file"}},
+		{"replay empty", []string{"replay", dir}, []string{"no corpus case"}},
+		{"two inputs", []string{"parse", empty, binary}, []string{"one input at most"}},
+		{"bad format", []string{"parse", "--format", "yaml"}, []string{"yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCmd(t, "", tt.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2; stdout %q stderr %q", code, out, errs)
+			}
+			if out != "" {
+				t.Errorf("stdout %q", out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr %q does not contain %q", errs, w)
+				}
+			}
+			if strings.Count(strings.TrimSpace(errs), "\n") > 20 {
+				t.Errorf("error too long:\n%s", errs)
+			}
+		})
+	}
+}
+
+// TestForcedProviderMalformed: with --provider a malformed capture is
+// parsed anyway (the parser keeps bad lines as stdout items) and check
+// reports each bad line with its offset.
+func TestForcedProviderMalformed(t *testing.T) {
+	in := `{"type":"thread.started","thread_id":"t1"}` + "\n" + "garbage\n" + `{"type":"turn.started"}` + "\n"
+	code, out, errs := runCmd(t, in, "check", "--provider", "codex", "-")
+	if code != 1 || !strings.Contains(out, "MALFORMED at offset 43 (line 2)") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = runCmd(t, in, "parse", "--provider", "codex", "-")
+	if code != 0 || !strings.Contains(out, "codex/malformed") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
+
+// TestParseSample: with no input parse prints the timeline of the embedded
+// sample, plain when stdout is not a terminal; --color=always colours it.
+func TestParseSample(t *testing.T) {
+	code, out, errs := runCmd(t, "", "parse")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, w := range []string{corpus.SampleName, "codex", "run.started", "text.content item_0", "turn.completed", "checkpoint  valid", "violations none"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("timeline lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("colour codes when stdout is not a terminal")
+	}
+	if _, col, _ := runCmd(t, "", "parse", "--color", "always"); !strings.Contains(col, "\x1b[") {
+		t.Errorf("no colour with --color always")
+	}
+	code, js, _ := runCmd(t, "", "parse", "--format", "json")
+	var doc corpus.Document
+	if code != 0 || json.Unmarshal([]byte(js), &doc) != nil || doc.Provider != "codex" || doc.Response.Terminal == nil || len(doc.Violations) != 0 {
+		t.Fatalf("json: exit %d %.200s", code, js)
+	}
+	sample, err := corpus.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js != string(sample.Golden) {
+		t.Errorf("the sample's document differs from its embedded golden.json")
+	}
+	if code, out, _ := runCmd(t, "", "check"); code != 0 || out != "" {
+		t.Errorf("check of the sample: exit %d %q", code, out)
+	}
+}
+
+// TestParseStdinDetect: a capture on stdin is detected and parsed like the
+// case it comes from (same document when the outcome matches).
+func TestParseStdinDetect(t *testing.T) {
+	for _, name := range []string{"codex/codex@0.169.0/tool-success", "claude/claude-code@2.1.328/text", "appserver/codex@0.169.0/text"} {
+		c, err := corpus.LoadCase(os.DirFS(corpusDir), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runCmd(t, string(c.Stdout), "parse", "--format", "json", "--stderr", filepath.Join(corpusDir, name, "stderr"), "-")
+		if code != 0 {
+			t.Fatalf("%s: exit %d %s", name, code, errs)
+		}
+		var doc, want corpus.Document
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(c.Golden, &want); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Provider != c.Provider || doc.Response.Output != want.Response.Output || doc.Response.StdoutSHA256 != want.Response.StdoutSHA256 || len(doc.Events) != len(want.Events) {
+			t.Errorf("%s: stdin parse differs from the case: provider %s output %q events %d/%d", name, doc.Provider, doc.Response.Output, len(doc.Events), len(want.Events))
+		}
+	}
+}
+
+// TestFrames prints one JSON object per frame for each framing.
+func TestFrames(t *testing.T) {
+	sseIn := "event: message_start\ndata: {\"a\":1}\nid: 7\nretry: 1500\n\n: ping\n\ndata: x\ndata: y\n\n"
+	code, out, errs := runCmd(t, sseIn, "frames", "--format", "sse")
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	want := `{"offset":0,"line":1,"raw_len":54,"kind":"event","event":"message_start","data":"{\"a\":1}","id":"7","retry":1500}
+{"offset":54,"line":6,"raw_len":8,"kind":"comment"}
+{"offset":62,"line":8,"raw_len":17,"kind":"event","event":"","data":"x\ny","id":"7"}
+`
+	if out != want {
+		t.Errorf("sse frames:\n%s\nwant:\n%s", out, want)
+	}
+	code, out, _ = runCmd(t, `{"type":"a"}`+"\n\n"+`{"b":1}`, "frames", "--format=ndjson", "-")
+	want = `{"offset":0,"line":1,"raw_len":13,"kind":"line","type":"a"}
+{"offset":13,"line":2,"raw_len":1,"kind":"blank"}
+{"offset":14,"line":3,"raw_len":7,"kind":"line","unterminated":true}
+`
+	if code != 0 || out != want {
+		t.Errorf("ndjson frames (exit %d):\n%s\nwant:\n%s", code, out, want)
+	}
+	rpc := `{"id":0,"method":"initialize","params":{}}` + "\n" + `{"method":"turn/started","params":{}}` + "\n" + `{"id":"a","result":{}}` + "\n" + `[1` + "\n"
+	code, out, _ = runCmd(t, rpc, "frames", "--format", "jsonrpc")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 1 || len(lines) != 4 ||
+		lines[0] != `{"offset":0,"line":1,"raw_len":43,"class":"request","method":"initialize","id":0}` ||
+		lines[1] != `{"offset":43,"line":2,"raw_len":38,"class":"notification","method":"turn/started"}` ||
+		lines[2] != `{"offset":81,"line":3,"raw_len":23,"class":"response","id":"a"}` ||
+		!strings.Contains(lines[3], `"offset":104,"line":4`) || !strings.Contains(lines[3], `"error"`) {
+		t.Errorf("jsonrpc frames (exit %d):\n%s", code, out)
+	}
+}
+
+// TestReplay: replay passes on the corpus, fails on drift, and --update
+// writes the golden.
+func TestReplay(t *testing.T) {
+	code, out, errs := runCmd(t, "", "replay", filepath.Join(corpusDir, "codex"))
+	if code != 0 || !strings.Contains(out, "ok   ") || strings.Contains(out, "FAIL") {
+		t.Fatalf("replay of the codex corpus: exit %d\n%s%s", code, out, errs)
+	}
+	dir := copyCase(t, "codex/codex@0.169.0/text", func(ls []string) []string { return ls })
+	code, out, _ = runCmd(t, "", "replay", dir)
+	if code != 1 || !strings.Contains(out, "no golden.json") {
+		t.Fatalf("replay without golden: exit %d\n%s", code, out)
+	}
+	if code, out, _ = runCmd(t, "", "replay", "--update", dir); code != 0 || !strings.Contains(out, "updated") {
+		t.Fatalf("replay --update: exit %d\n%s", code, out)
+	}
+	if code, _, _ = runCmd(t, "", "replay", dir); code != 0 {
+		t.Fatalf("replay after update: exit %d", code)
+	}
+	// Drift: the golden no longer matches the capture.
+	g := filepath.Join(dir, "golden.json")
+	b, _ := os.ReadFile(g)
+	os.WriteFile(g, bytes.Replace(b, []byte(`"exit_code": 0`), []byte(`"exit_code": 3`), 1), 0o644)
+	code, out, _ = runCmd(t, "", "replay", dir)
+	if code != 1 || !strings.Contains(out, "FAIL") || !strings.Contains(out, "-want +got") {
+		t.Fatalf("replay with drift: exit %d\n%s", code, out)
+	}
+}
+
+// TestHelp: every command answers --help on stdout with exit 0; an
+// unknown command or flag is a usage error.
+func TestHelp(t *testing.T) {
+	for _, c := range commands {
+		for _, h := range []string{"--help", "-h"} {
+			code, out, _ := runCmd(t, "", c.name, h)
+			if code != 0 || !strings.Contains(out, "Usage: agentwire "+c.name) {
+				t.Errorf("%s %s: exit %d\n%s", c.name, h, code, out)
+			}
+		}
+		if code, out, _ := runCmd(t, "", "help", c.name); code != 0 || !strings.Contains(out, "Usage: agentwire "+c.name) {
+			t.Errorf("help %s: exit %d", c.name, code)
+		}
+	}
+	if code, out, _ := runCmd(t, "", "--help"); code != 0 || !strings.Contains(out, "agentwire replay") {
+		t.Errorf("--help: exit %d\n%s", code, out)
+	}
+	if code, _, errs := runCmd(t, ""); code != 2 || !strings.Contains(errs, "Usage") {
+		t.Errorf("no command: exit %d", code)
+	}
+	if code, _, errs := runCmd(t, "", "frobnicate"); code != 2 || !strings.Contains(errs, "unknown command") {
+		t.Errorf("unknown command: exit %d", code)
+	}
+	if code, _, errs := runCmd(t, "", "parse", "--nope"); code != 2 || !strings.Contains(errs, "nope") {
+		t.Errorf("unknown flag: exit %d %s", code, errs)
+	}
+}
+
+// TestRecordCheck: record's flags reach the recorder library (--check
+// reports on this machine with exit 0 or 3, never a crash).
+func TestRecordCheck(t *testing.T) {
+	code, _, errs := runCmd(t, "", "record", "--check", "--cache", filepath.Join(t.TempDir(), "none"))
+	if code != 3 {
+		t.Errorf("record --check without CLIs: exit %d %s", code, errs)
+	}
+	if code, _, errs := runCmd(t, "", "record", "--run", "("); code != 2 || !strings.Contains(errs, "--run") {
+		t.Errorf("bad regexp: exit %d %s", code, errs)
+	}
+}
+
+// TestBinaryREADME builds the command and runs the README's commands as a
+// new user would, from the repository root.
+func TestBinaryREADME(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "agentwire")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := func(args ...string) (int, string, string) {
+		c := exec.Command(bin, args...)
+		c.Dir = root
+		c.Env = append(os.Environ(), "NO_COLOR=1")
+		var out, errb bytes.Buffer
+		c.Stdout, c.Stderr = &out, &errb
+		err := c.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(errb.String(), "goroutine ") {
+			t.Fatalf("stack trace:\n%s", errb.String())
+		}
+		return code, out.String(), errb.String()
+	}
+	if code, out, errs := cmd("parse"); code != 0 || !strings.Contains(out, "run.started") {
+		t.Errorf("agentwire parse: exit %d\n%s%s", code, out, errs)
+	}
+	text := "corpus/codex/codex@0.169.0/text"
+	if code, out, errs := cmd("parse", text+"/stdout"); code != 0 || !strings.Contains(out, "turn.completed") {
+		t.Errorf("agentwire parse FILE: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := cmd("check", text); code != 0 || out != "" {
+		t.Errorf("agentwire check DIR: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := cmd("replay", "corpus/codex"); code != 0 || strings.Contains(out, "FAIL") {
+		t.Errorf("agentwire replay corpus/codex: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := cmd("parse", "no/such/file"); code != 2 || !strings.Contains(errs, "no/such/file") {
+		t.Errorf("missing file: exit %d %s", code, errs)
+	}
+}

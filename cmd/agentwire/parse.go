@@ -1,0 +1,353 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/agentwire/agentwire/corpus"
+	"github.com/agentwire/agentwire/driver"
+)
+
+const parseHelp = `Parse a capture with its provider's parser and print the result: a readable
+timeline (--format text, coloured when standard output is a terminal and
+NO_COLOR is unset) or the JSON document (--format json), the golden format
+documented in the README ("The JSON document").
+` + inputHelp
+
+const checkHelp = `Parse a capture and print only what is wrong with it, one finding per line:
+the adaptertest violations with their clause IDs (EVT-*, RUN-*, TRN-*, RSP-*),
+and the input the parser reported as malformed (MALFORMED: a line that is not
+the protocol, out of order, or after the terminal), each with the byte offset
+and line of the frame that produced the offending event ("whole run" when the
+finding concerns the run as a whole). A final line cut off without a newline is
+reported as TRUNCATED and does not count. Exit status 1 when there is a
+finding, 0 when there is none.
+` + inputHelp
+
+func runParse(e *env, args []string) int {
+	fs := newFlags("parse")
+	var f inputFlags
+	f.register(fs)
+	format := fs.String("format", "text", "the output `format`: text (a timeline) or json (the JSON document)")
+	color := fs.String("color", "auto", "colour the text timeline: auto (when stdout is a terminal and NO_COLOR is unset), always or never")
+	pos, code, done := parseFlags(e, fs, "[flags] [FILE|DIR|-]", parseHelp, args)
+	if done {
+		return code
+	}
+	if *format != "text" && *format != "json" {
+		return fail(e, "parse", fmt.Errorf("--format %q: want text or json", *format))
+	}
+	if *color != "auto" && *color != "always" && *color != "never" {
+		return fail(e, "parse", fmt.Errorf("--color %q: want auto, always or never", *color))
+	}
+	in, err := loadInput(e, &f, fs, pos)
+	if err != nil {
+		return fail(e, "parse", err)
+	}
+	r, err := corpus.Options{NoStream: !f.streaming}.Replay(in.c)
+	if err != nil {
+		return fail(e, "parse", err)
+	}
+	if *format == "json" {
+		b, err := r.JSON()
+		if err != nil {
+			return fail(e, "parse", err)
+		}
+		e.stdout.Write(b)
+		return 0
+	}
+	useColor := *color == "always" || *color == "auto" && isTerminal(e.stdout) && os.Getenv("NO_COLOR") == ""
+	timeline(e.stdout, in, r, useColor)
+	return 0
+}
+
+func runCheck(e *env, args []string) int {
+	fs := newFlags("check")
+	var f inputFlags
+	f.register(fs)
+	format := fs.String("format", "text", "the output `format`: text (one finding per line) or json (one JSON object per finding)")
+	pos, code, done := parseFlags(e, fs, "[flags] [FILE|DIR|-]", checkHelp, args)
+	if done {
+		return code
+	}
+	if *format != "text" && *format != "json" {
+		return fail(e, "check", fmt.Errorf("--format %q: want text or json", *format))
+	}
+	in, err := loadInput(e, &f, fs, pos)
+	if err != nil {
+		return fail(e, "check", err)
+	}
+	r, err := corpus.Options{NoStream: !f.streaming}.Replay(in.c)
+	if err != nil {
+		return fail(e, "check", err)
+	}
+	bad := r.Damaged()
+	for _, x := range r.Findings {
+		if *format == "json" {
+			b, _ := json.Marshal(x)
+			fmt.Fprintf(e.stdout, "%s\n", b)
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s: %s\n", in.name, x)
+	}
+	if *format == "text" {
+		fmt.Fprintf(e.stderr, "%s: %s, %d bytes: %d violations, %d malformed\n", in.name, r.Case.Provider, len(r.Case.Stdout), len(r.Violations()), len(bad)-len(r.Violations()))
+	}
+	if len(bad) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// palette colours the timeline; the zero value prints plain text.
+type palette struct{ on bool }
+
+func (p palette) c(code, s string) string {
+	if !p.on || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (p palette) kind(k string) string {
+	switch {
+	case strings.HasPrefix(k, "run."):
+		return p.c("1", k)
+	case strings.HasPrefix(k, "text"):
+		return p.c("36", k)
+	case strings.HasPrefix(k, "reasoning"):
+		return p.c("35", k)
+	case strings.HasPrefix(k, "tool_call"):
+		return p.c("33", k)
+	case strings.HasPrefix(k, "hitl"), strings.HasSuffix(k, "malformed"):
+		return p.c("31", k)
+	case strings.HasPrefix(k, "step"):
+		return p.c("34", k)
+	}
+	return p.c("2", k)
+}
+
+// timeline prints a readable account of a replay: one line per event
+// (consecutive content deltas of one message merged), then the response
+// and the findings.
+func timeline(w io.Writer, in *input, r *corpus.Result, color bool) {
+	p := palette{color}
+	d := r.Document
+	cp := d.Capability
+	var caps []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{cp.Native, "native"}, {cp.TokenLevel, "token-level"}, {cp.Reasoning, "reasoning"}, {cp.ToolCallArgs, "tool-call-args"}, {cp.HITL, "hitl"}} {
+		if x.on {
+			caps = append(caps, x.name)
+		}
+	}
+	fmt.Fprintf(w, "%s  %s  stdout %d bytes, stderr %d bytes  capability: %s\n",
+		p.c("1", in.name), p.c("1", d.Provider), d.Response.StdoutBytes, d.Response.StderrBytes, strings.Join(caps, " "))
+	fmt.Fprintf(w, "%s\n", p.c("2", "   #   line  event"))
+	evs := d.Events
+	for i := 0; i < len(evs); i++ {
+		o := r.Origins[i]
+		where := "  end"
+		if o.Line > 0 {
+			where = fmt.Sprintf("%5d", o.Line)
+		}
+		ev := evs[i]
+		switch {
+		case ev.Stream != nil:
+			s := ev.Stream
+			if s.Kind == driver.StreamTextContent || s.Kind == driver.StreamReasoningContent || s.Kind == driver.StreamToolCallArgs {
+				// Merge the run of deltas of one id.
+				var text strings.Builder
+				n := 0
+				j := i
+				for ; j < len(evs) && evs[j].Stream != nil && evs[j].Stream.Kind == s.Kind && evs[j].Stream.MessageID == s.MessageID && evs[j].Stream.ToolCallID == s.ToolCallID && evs[j].Stream.ScopeID == s.ScopeID; j++ {
+					text.WriteString(evs[j].Stream.Delta)
+					n++
+				}
+				id := s.MessageID + s.ToolCallID
+				fmt.Fprintf(w, "%4d %s  %s %s %s (%d %s)\n", i, where, p.kind(string(s.Kind)), id, short(text.String(), 70), n, plural(n, "delta", "deltas"))
+				i = j - 1
+				continue
+			}
+			fmt.Fprintf(w, "%4d %s  %s%s\n", i, where, p.kind(string(s.Kind)), payloadDetail(s))
+		case ev.Item != nil:
+			fmt.Fprintf(w, "%4d %s  %s %s%s\n", i, where, p.c("2", "item"), p.c("32", string(ev.Item.Kind)), itemDetail(ev.Item))
+		case ev.RunEvent != nil:
+			fmt.Fprintf(w, "%4d %s  %s %s %s\n", i, where, p.c("2", "event"), ev.RunEvent.Type, short(ev.RunEvent.Text, 70))
+		}
+	}
+	resp := d.Response
+	fmt.Fprintf(w, "%s\n", p.c("1", "response"))
+	fmt.Fprintf(w, "  output      %s\n", short(resp.Output, 100))
+	if resp.Summary != "" {
+		fmt.Fprintf(w, "  summary     %s\n", short(resp.Summary, 100))
+	}
+	fmt.Fprintf(w, "  transcript  %d items\n", len(resp.Transcript))
+	if u := resp.Usage; u != nil {
+		fmt.Fprintf(w, "  usage       %d input (%d cached), %d output tokens\n", u.InputTokens, u.CachedInputTokens, u.OutputTokens)
+	} else {
+		fmt.Fprintf(w, "  usage       not reported\n")
+	}
+	if t := resp.Terminal; t != nil {
+		fmt.Fprintf(w, "  terminal    %s (%d bytes)\n", t.Event, len(t.JSON))
+	} else {
+		fmt.Fprintf(w, "  terminal    %s\n", p.c("33", "none"))
+	}
+	if c := resp.Checkpoint; c != nil {
+		state := "valid"
+		if !c.Valid {
+			state = p.c("33", "not valid")
+		} else {
+			state = p.c("32", state)
+		}
+		id := ""
+		if c.State != nil {
+			id = " resume " + c.State.ResumeID
+		}
+		fmt.Fprintf(w, "  checkpoint  %s%s\n", state, id)
+	} else {
+		fmt.Fprintf(w, "  checkpoint  none\n")
+	}
+	if f := resp.Failure; f != nil {
+		fmt.Fprintf(w, "  failure     %s %s\n", p.c("31", string(f.Code)), short(f.Message, 100))
+	}
+	exit := fmt.Sprintf("exit code %d", resp.ExitCode)
+	if resp.Signal != "" {
+		exit += ", signal " + resp.Signal
+	}
+	if resp.TimedOut {
+		exit += ", timed out"
+	}
+	fmt.Fprintf(w, "  process     %s\n", exit)
+	if len(r.Findings) == 0 {
+		fmt.Fprintf(w, "%s none\n", p.c("1", "violations"))
+		return
+	}
+	fmt.Fprintf(w, "%s %d\n", p.c("1", "findings"), len(r.Findings))
+	for _, x := range r.Findings {
+		fmt.Fprintf(w, "  %s\n", p.c("31", x.String()))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func payloadDetail(s *driver.StreamPayload) string {
+	var parts []string
+	add := func(k, v string) {
+		if v != "" {
+			parts = append(parts, k+" "+v)
+		}
+	}
+	add("thread", s.ThreadID)
+	add("turn", s.TurnID)
+	add("scope", s.ScopeID)
+	add("message", s.MessageID)
+	add("call", s.ToolCallID)
+	add("name", s.Name)
+	if s.Delta != "" {
+		parts = append(parts, short(s.Delta, 60))
+	}
+	if len(s.Args) > 0 {
+		parts = append(parts, "args "+shortJSON(s.Args, 60))
+	}
+	if len(s.Result) > 0 {
+		parts = append(parts, "result "+shortJSON(s.Result, 60))
+	}
+	if u := s.Usage; u != nil {
+		parts = append(parts, fmt.Sprintf("usage %d in / %d out", u.InputTokens, u.OutputTokens))
+	}
+	if s.Error != nil {
+		parts = append(parts, fmt.Sprintf("error %s %s", s.Error.Code, short(s.Error.Message, 60)))
+	}
+	if h := s.HITLRequested; h != nil {
+		parts = append(parts, "request "+shortJSON(h, 60))
+	}
+	if h := s.HITLResolved; h != nil {
+		parts = append(parts, "resolved "+shortJSON(h, 60))
+	}
+	if !s.Kind.IsCanonical() && len(s.Raw) > 0 {
+		keys := make([]string, 0, len(s.Raw))
+		for k := range s.Raw {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts = append(parts, "{"+strings.Join(keys, ",")+"}")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " ")
+}
+
+func itemDetail(it *driver.TranscriptItem) string {
+	var parts []string
+	add := func(k, v string) {
+		if v != "" {
+			parts = append(parts, k+" "+v)
+		}
+	}
+	add("scope", it.ScopeID)
+	add("tool", it.ToolName)
+	add("id", it.ToolUseID)
+	add("session", it.SessionID)
+	add("model", it.Model)
+	add("subtype", it.Subtype)
+	if it.IsError {
+		parts = append(parts, "error")
+	}
+	if it.Input != nil {
+		parts = append(parts, "input "+shortJSON(it.Input, 50))
+	}
+	if it.Text != "" {
+		parts = append(parts, short(it.Text, 70))
+	}
+	if u := it.Usage; u != nil {
+		parts = append(parts, fmt.Sprintf("usage %d in / %d out", u.InputTokens, u.OutputTokens))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " ")
+}
+
+// short quotes s, cut to n runes.
+func short(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return fmt.Sprintf("%q…", string(r[:n]))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func shortJSON(v any, n int) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "?"
+	}
+	r := []rune(string(b))
+	if len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,82 @@
+// Package corpus is the golden library: it loads recorded cases from any
+// fs.FS, replays them through the provider parsers, builds the JSON document
+// that is both the output of `agentwire parse --format json` and the golden
+// format, and checks a whole corpus from a *testing.T under several
+// chunkings (see Test).
+//
+// The directory holding this package is also agentwire's own corpus:
+// recordings of the real CLIs under <provider>/<cli>@<version>/<case>/,
+// written by the recorder (package corpus/record), each with a golden.json
+// written by this package. `go test ./corpus/` replays all of them and
+// `go test ./corpus/ -update` rewrites the goldens.
+//
+// # Cases
+//
+// A case is a directory holding stdout and meta.json, and optionally stderr,
+// stdin (what was written to the CLI) and golden.json. The provider is the
+// first element of the case's path when it names a provider (codex, claude,
+// appserver), else meta.json's "provider". A run of a multi-run case
+// (<case>/run-N/, listed in the case-level meta.json's "runs") resumes the run
+// listed before it: Case.Prev.
+//
+// # Replay
+//
+// Replay parses a case with its provider's parser, with streaming on and
+// the options a driver would have used for the recorded command line:
+//
+//   - codex (`codex exec --json`): stdout framed by ndjson; a resumed run
+//     gets the previous run's checkpoint state as codex.Options.Resume, so
+//     usage is this run's share;
+//   - claude (stream-json): PartialMessages when argv has
+//     --include-partial-messages, ControlProtocol when it has --input-format
+//     (stream-json input with the control protocol); the recorded stdin's
+//     control_response lines are fed with FeedInput right after the
+//     control_request they answer, as the live driver would have resolved them;
+//   - appserver (JSON-RPC): the client side (stdin) is fed first with
+//     FeedClient, then stdout framed by jsonrpc, as appserver.ParseSession does.
+//
+// SessionData holds driver.ParamCWD = meta.json's "cwd" (already scrubbed to
+// "<SCRATCH>/work" by the recorder). The outcome is meta.json's exit_code,
+// signal and timed_out; Cancelled when the recorder sent a signal or a
+// protocol interrupt. Nothing volatile in meta.json (recorded, duration_ms)
+// is used, so the document is a pure function of the recorded bytes.
+//
+// While feeding, Replay notes the byte offset and line of the frame that
+// each emission came from (emissions made by Finish have the offset of the
+// end of stdout), so a violation can be traced to the offending frame:
+// Result.Findings.
+//
+// # The JSON document
+//
+// Document is printed with two-space indentation, no HTML escaping and a
+// final newline (Document.Marshal): that exact text is golden.json.
+//
+//	{
+//	  "provider": "codex" | "claude" | "appserver",
+//	  "capability": {"native": b, "token_level": b, "reasoning": b, "tool_call_args": b, "hitl": b},
+//	  "events": [ {"stream": StreamPayload} | {"item": TranscriptItem} | {"run_event": RunEvent}, ... ],
+//	  "response": {
+//	    "output": "...", "summary": "...",
+//	    "transcript": [ TranscriptItem, ... ],
+//	    "usage": {"input_tokens": n, "output_tokens": n, "cached_input_tokens": n} | null,
+//	    "terminal": {"event": "turn.completed", "json": <exact terminal JSON value>} | null,
+//	    "checkpoint": {"valid": b, "state": {"resume_id": "...", "display_id": "...", "data": {...}} | null} | null,
+//	    "failure": {"code": "agent_error", "message": "..."} | null,
+//	    "exit_code": n, "signal": "", "timed_out": b,
+//	    "stdout_bytes": n, "stdout_sha256": "<hex>", "stderr_bytes": n
+//	  },
+//	  "violations": [ {"clause": "EVT-03", "index": n, "message": "..."}, ... ]
+//	}
+//
+// "events" lists every sink call in emission order: stream payloads
+// (driver.StreamPayload), transcript items (the Item of a RunEventItem) and any
+// other operational RunEvent; chunk events are left out (the raw bytes are the
+// case itself, summarized by stdout_bytes and stdout_sha256). StreamPayload,
+// TranscriptItem and RunEvent appear in the driver package's snake_case JSON
+// form, empty fields omitted. Every member of "response" is always present;
+// usage, terminal, checkpoint and failure are null when the parser reported
+// none. "violations" holds the adaptertest findings (CheckStream, CheckRun,
+// CheckResponse) with index = the position in "events" of the offending
+// payload or item, -1 when the finding concerns the run as a whole; it is []
+// for a conforming run. "transcript" and "violations" are never null.
+package corpus

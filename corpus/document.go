@@ -1,0 +1,151 @@
+package corpus
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/agentwire/agentwire/adaptertest"
+	"github.com/agentwire/agentwire/driver"
+)
+
+// Document is the JSON document of one parsed run: the output of
+// `agentwire parse --format json` and the golden format. The package doc
+// describes every member.
+type Document struct {
+	Provider   string                  `json:"provider"`
+	Capability Capability              `json:"capability"`
+	Events     []Event                 `json:"events"`
+	Response   DocResponse             `json:"response"`
+	Violations []adaptertest.Violation `json:"violations"`
+}
+
+// Capability is driver.StreamCapability with every member always present.
+type Capability struct {
+	Native       bool `json:"native"`
+	TokenLevel   bool `json:"token_level"`
+	Reasoning    bool `json:"reasoning"`
+	ToolCallArgs bool `json:"tool_call_args"`
+	HITL         bool `json:"hitl"`
+}
+
+// Event is one emission: exactly one member is set.
+type Event struct {
+	Stream   *driver.StreamPayload  `json:"stream,omitempty"`
+	Item     *driver.TranscriptItem `json:"item,omitempty"`
+	RunEvent *driver.RunEvent       `json:"run_event,omitempty"`
+}
+
+// DocResponse is the document's view of driver.Response.
+type DocResponse struct {
+	Output       string                  `json:"output"`
+	Summary      string                  `json:"summary"`
+	Transcript   []driver.TranscriptItem `json:"transcript"`
+	Usage        *Usage                  `json:"usage"`
+	Terminal     *Terminal               `json:"terminal"`
+	Checkpoint   *Checkpoint             `json:"checkpoint"`
+	Failure      *Failure                `json:"failure"`
+	ExitCode     int                     `json:"exit_code"`
+	Signal       string                  `json:"signal"`
+	TimedOut     bool                    `json:"timed_out"`
+	StdoutBytes  int                     `json:"stdout_bytes"`
+	StdoutSHA256 string                  `json:"stdout_sha256"`
+	StderrBytes  int                     `json:"stderr_bytes"`
+}
+
+// Usage is the token accounting the provider reported.
+type Usage struct {
+	InputTokens       int `json:"input_tokens"`
+	OutputTokens      int `json:"output_tokens"`
+	CachedInputTokens int `json:"cached_input_tokens"`
+}
+
+// Terminal is the provider's official terminal event: its native name and
+// its exact JSON value.
+type Terminal struct {
+	Event string          `json:"event"`
+	JSON  json.RawMessage `json:"json"`
+}
+
+// Checkpoint is the resume checkpoint.
+type Checkpoint struct {
+	Valid bool          `json:"valid"`
+	State *SessionState `json:"state"`
+}
+
+// SessionState is the checkpoint's session; Data is never null.
+type SessionState struct {
+	ResumeID  string            `json:"resume_id"`
+	DisplayID string            `json:"display_id"`
+	Data      map[string]string `json:"data"`
+}
+
+// Failure is the structured failure of the run.
+type Failure struct {
+	Code    driver.FailureCode `json:"code"`
+	Message string             `json:"message"`
+}
+
+// Marshal returns the canonical text of the document: two-space
+// indentation, no HTML escaping, a final newline. It is golden.json.
+func (d *Document) Marshal() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(d); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// newDocResponse converts a response; stdout and stderr are the exact raw
+// bytes of the run.
+func newDocResponse(resp driver.Response, stdout, stderr []byte) DocResponse {
+	sum := sha256.Sum256(stdout)
+	d := DocResponse{
+		Output:       resp.Output,
+		Summary:      resp.Summary,
+		Transcript:   resp.Transcript,
+		ExitCode:     resp.ExitCode,
+		Signal:       resp.Signal,
+		TimedOut:     resp.TimedOut,
+		StdoutBytes:  len(stdout),
+		StdoutSHA256: hex.EncodeToString(sum[:]),
+		StderrBytes:  len(stderr),
+	}
+	if d.Transcript == nil {
+		d.Transcript = []driver.TranscriptItem{}
+	}
+	if u := resp.Usage; u != nil {
+		d.Usage = &Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.CachedInputTokens}
+	}
+	if rs := resp.RawStreams; rs != nil && rs.Terminal != nil {
+		d.Terminal = &Terminal{Event: rs.Terminal.Event, JSON: rs.Terminal.JSON}
+		if !json.Valid(d.Terminal.JSON) {
+			// Keep the document valid JSON; RSP-05 reports the problem.
+			q, _ := json.Marshal(string(rs.Terminal.JSON))
+			d.Terminal.JSON = q
+		}
+	}
+	if cp := resp.Checkpoint; cp != nil {
+		d.Checkpoint = &Checkpoint{Valid: cp.Valid}
+		if st := cp.State; st != nil {
+			data := st.Data
+			if data == nil {
+				data = map[string]string{}
+			}
+			d.Checkpoint.State = &SessionState{ResumeID: st.ResumeID, DisplayID: st.DisplayID, Data: data}
+		}
+	}
+	if f := resp.Failure; f != nil {
+		d.Failure = &Failure{Code: f.Code, Message: f.Message}
+	}
+	return d
+}
+
+// capabilityOf converts a driver capability.
+func capabilityOf(c driver.StreamCapability) Capability {
+	return Capability{Native: c.Native, TokenLevel: c.TokenLevel, Reasoning: c.Reasoning, ToolCallArgs: c.ToolCallArgs, HITL: c.HITL}
+}

@@ -1,0 +1,278 @@
+package corpus
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing/iotest"
+
+	"github.com/agentwire/agentwire/adaptertest"
+)
+
+// Chunking delivers a byte slice through an io.Reader in some pattern of
+// reads. The parsers must give the same result under every chunking.
+type Chunking struct {
+	Name   string
+	Reader func(b []byte) io.Reader
+}
+
+// The chunkings Test replays every case under.
+var (
+	// Whole delivers the input in reads as large as the caller asks.
+	Whole = Chunking{"whole", func(b []byte) io.Reader { return bytes.NewReader(b) }}
+	// Lines delivers one line (terminator included) per read.
+	Lines = Chunking{"lines", func(b []byte) io.Reader { return &lineReader{b: b} }}
+	// Bytes delivers one byte per read.
+	Bytes = Chunking{"bytes", func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) }}
+)
+
+// Random delivers reads of 1 to 97 bytes, in a sequence fixed by seed.
+func Random(seed uint64) Chunking {
+	return Chunking{fmt.Sprintf("random(%d)", seed), func(b []byte) io.Reader {
+		return &randReader{b: b, r: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
+	}}
+}
+
+// Chunkings returns Whole, Lines, Bytes and Random(seed).
+func Chunkings(seed uint64) []Chunking { return []Chunking{Whole, Lines, Bytes, Random(seed)} }
+
+type lineReader struct{ b []byte }
+
+func (r *lineReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := bytes.IndexByte(r.b, '\n') + 1
+	if n == 0 {
+		n = len(r.b)
+	}
+	n = copy(p, r.b[:n])
+	r.b = r.b[n:]
+	return n, nil
+}
+
+type randReader struct {
+	b []byte
+	r *rand.Rand
+}
+
+func (r *randReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b[:min(1+r.r.IntN(97), len(r.b))])
+	r.b = r.b[n:]
+	return n, nil
+}
+
+// Options select how Replay runs. The zero value replays whole, with the
+// parser of the case's provider.
+type Options struct {
+	// Chunking delivers stdout and stdin; the zero value is Whole.
+	Chunking Chunking
+	// Parser replaces ParserOf(c.Provider).
+	Parser Parser
+	// NoStream turns stream payloads off: the document then has the
+	// transcript items only. Goldens are made with payloads on.
+	NoStream bool
+}
+
+// Replay parses c with its provider's parser, delivering stdout whole, and
+// builds its Document.
+func Replay(c *Case) (*Result, error) { return Options{}.Replay(c) }
+
+// Result is one replay of a case.
+type Result struct {
+	Case *Case
+	Parsed
+	// Sink holds every emission with its origin.
+	Sink *Sink
+	// Document is the JSON document; Origins[i] is the origin of
+	// Document.Events[i].
+	Document *Document
+	Origins  []Origin
+	// Findings are the document's violations with the offset of the
+	// offending frame, followed by the malformed lines and framing errors
+	// the parser reported (clause Malformed).
+	Findings []Finding
+}
+
+// Malformed is the pseudo-clause of a Finding for input the parser
+// reported as malformed: a line that is not the protocol, an event out of
+// order, a line after the terminal, a framing error. It is not an
+// adaptertest clause (the parsers keep such lines as stdout items and stay
+// within the contract), but a capture that has one is damaged.
+const Malformed = "MALFORMED"
+
+// Truncated is the pseudo-clause of a Finding for a malformed final line
+// that ends without a newline: the capture was cut off (the CLI was killed
+// or lost its output, as Claude Code 2.0.50 does past about 64 KiB). It is
+// reported but is not damage.
+const Truncated = "TRUNCATED"
+
+// Finding is a violation or a malformed frame, placed in stdout.
+type Finding struct {
+	adaptertest.Violation
+	// Offset and Line are those of the frame that produced the offending
+	// emission; Offset is -1 when the finding concerns the run as a whole.
+	// Line is 0 for what Finish emitted at the end of the input.
+	Offset int64 `json:"offset"`
+	Line   int   `json:"line"`
+}
+
+// String renders a finding as "EVT-03 at offset 1234 (line 5) [#7]: message".
+func (f Finding) String() string {
+	var b strings.Builder
+	b.WriteString(f.Clause)
+	switch {
+	case f.Offset < 0:
+		b.WriteString(" (whole run)")
+	case f.Line == 0:
+		fmt.Fprintf(&b, " at offset %d (end of stdout)", f.Offset)
+	default:
+		fmt.Fprintf(&b, " at offset %d (line %d)", f.Offset, f.Line)
+	}
+	if f.Index >= 0 {
+		fmt.Fprintf(&b, " [event #%d]", f.Index)
+	}
+	b.WriteString(": ")
+	b.WriteString(f.Message)
+	return b.String()
+}
+
+// Replay parses c as o says and builds its Document.
+func (o Options) Replay(c *Case) (*Result, error) {
+	parse := o.Parser
+	if parse == nil {
+		parse = ParserOf(c.Provider)
+	}
+	if parse == nil {
+		return nil, fmt.Errorf("corpus: %s: no parser for provider %q", c.Name, c.Provider)
+	}
+	ch := o.Chunking
+	if ch.Reader == nil {
+		ch = Whole
+	}
+	in := Input{Case: c, Stdout: ch.Reader(c.Stdout), Outcome: c.Meta.Outcome(), Streaming: !o.NoStream}
+	if c.Stdin != nil {
+		in.Stdin = ch.Reader(c.Stdin)
+	}
+	sink := &Sink{}
+	p := parse(in, sink)
+	r := &Result{Case: c, Parsed: p, Sink: sink}
+	if err := r.build(); err != nil {
+		return nil, fmt.Errorf("corpus: %s: %w", c.Name, err)
+	}
+	return r, nil
+}
+
+func (r *Result) build() error {
+	c, p, sink := r.Case, r.Parsed, r.Sink
+	events, payloadAt, eventAt, origins := sink.docEvents()
+	stdout := c.Stdout
+	if rs := p.Response.RawStreams; rs != nil {
+		stdout = []byte(rs.Stdout)
+	}
+	doc := &Document{
+		Provider:   c.Provider,
+		Capability: capabilityOf(p.Capability),
+		Events:     events,
+		Response:   newDocResponse(p.Response, stdout, c.Stderr),
+		Violations: []adaptertest.Violation{},
+	}
+	place := func(v adaptertest.Violation, at []int) {
+		f := Finding{Violation: v, Offset: -1}
+		f.Index = -1
+		if v.Index >= 0 && v.Index < len(at) {
+			f.Index = at[v.Index]
+		}
+		if f.Index >= 0 {
+			f.Offset, f.Line = origins[f.Index].Offset, origins[f.Index].Line
+		}
+		doc.Violations = append(doc.Violations, f.Violation)
+		r.Findings = append(r.Findings, f)
+	}
+	if p.Streaming {
+		for _, v := range adaptertest.CheckStream(p.Capability, sink.Payloads) {
+			place(v, payloadAt)
+		}
+	}
+	for _, v := range adaptertest.CheckRun(sink.Events, p.Response) {
+		place(v, eventAt)
+	}
+	for _, v := range adaptertest.CheckResponse(p.Response, p.Err, p.Codec) {
+		place(v, nil)
+	}
+	// Malformed input, once per frame. A final line cut off without its
+	// newline is a truncated capture (a killed or crashed process), told
+	// apart from damage in the middle of the stream.
+	seen := map[int64]bool{}
+	lastNL := int64(bytes.LastIndexByte(stdout, '\n'))
+	truncated := len(stdout) > 0 && stdout[len(stdout)-1] != '\n'
+	for i, ev := range events {
+		why, ok := malformed(ev)
+		if !ok || seen[origins[i].Offset] {
+			continue
+		}
+		seen[origins[i].Offset] = true
+		clause := Malformed
+		if truncated && origins[i].Offset > lastNL {
+			clause = Truncated
+		}
+		r.Findings = append(r.Findings, Finding{
+			Violation: adaptertest.Violation{Clause: clause, Index: i, Message: why},
+			Offset:    origins[i].Offset, Line: origins[i].Line,
+		})
+	}
+	r.Document, r.Origins = doc, origins
+	return nil
+}
+
+// malformed reports whether a document event is a parser's report of
+// malformed input, and why.
+func malformed(ev Event) (string, bool) {
+	switch {
+	case ev.Item != nil:
+		it := ev.Item
+		if why := it.Metadata["malformed"]; why != "" {
+			return why, true
+		}
+		if it.Subtype == "malformed" {
+			return it.Text, true
+		}
+	case ev.Stream != nil:
+		if _, name, ok := strings.Cut(string(ev.Stream.Kind), "/"); ok && name == "malformed" {
+			return "malformed line", true
+		}
+	}
+	return "", false
+}
+
+// JSON returns the canonical text of the document (golden.json).
+func (r *Result) JSON() ([]byte, error) { return r.Document.Marshal() }
+
+// Violations returns the adaptertest findings (not the malformed or
+// truncated input).
+func (r *Result) Violations() []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Clause != Malformed && f.Clause != Truncated {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Damaged returns the adaptertest findings and the malformed input: what
+// `agentwire check` fails on. Truncated input is not damage.
+func (r *Result) Damaged() []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Clause != Truncated {
+			out = append(out, f)
+		}
+	}
+	return out
+}
