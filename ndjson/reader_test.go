@@ -382,3 +382,21 @@ func TestZeroAllocs(t *testing.T) {
 		t.Fatalf("Decoder.Write allocates %.2f times per call, want 0", allocs)
 	}
 }
+
+type shortWriter struct{}
+
+func (shortWriter) Write(p []byte) (int, error) { return len(p) / 2, nil }
+
+func TestTeeShortWrite(t *testing.T) {
+	if _, err := NewReader(strings.NewReader("{}\n"), Options{Tee: shortWriter{}}).Next(); err != io.ErrShortWrite {
+		t.Fatalf("Next = %v, want io.ErrShortWrite", err)
+	}
+}
+
+func TestNegativeMaxLineSizeIsDefault(t *testing.T) {
+	long := strings.Repeat("x", 1<<20) // longer than the initial buffer
+	r := NewReader(strings.NewReader(long+"\n"), Options{MaxLineSize: -1})
+	if f, err := r.Next(); err != nil || len(f.Data) != len(long) {
+		t.Fatalf("Next = %d bytes, %v", len(f.Data), err)
+	}
+}
