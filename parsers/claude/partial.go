@@ -215,6 +215,7 @@ func (p *Parser) blockStart(f ndjson.Frame, scope string, ev *sseEvent) error {
 		if _, err := p.em.Open(fam, scope, b.wid); err != nil {
 			return err
 		}
+		b.text.Grow(1024) // one allocation for the usual block, not ten
 		b.text.WriteString(initial)
 		return p.em.Delta(fam, scope, b.wid, initial)
 	case isTool(cb.Type):
