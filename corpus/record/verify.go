@@ -57,6 +57,10 @@ var volatileMeta = regexp.MustCompile(`(?m)^\s*"(recorded|duration_ms|requests|s
 // sideRequestLine matches a requests.jsonl line of a side request.
 var sideRequestLine = regexp.MustCompile(`(?m)^\{"seq":\d+,"method":"[A-Z]+","path":"[^"]*","reply":-3,.*\n`)
 
+// racyStderr are stderr lines a CLI may or may not print depending on how
+// its shutdown races with a signal (codex 0.58 on SIGINT).
+var racyStderr = regexp.MustCompile(`(?m)^.*sending into a closed channel.*\n`)
+
 // seqField numbers requests; side requests shift it.
 var seqField = regexp.MustCompile(`(?m)^\{"seq":\d+,`)
 
@@ -117,6 +121,8 @@ func Verify(want, got string, match *regexp.Regexp) (string, error) {
 			a, b = volatileMeta.ReplaceAll(a, nil), volatileMeta.ReplaceAll(b, nil)
 		case "stdout":
 			a, b = mergeOutputDeltas(a), mergeOutputDeltas(b)
+		case "stderr":
+			a, b = racyStderr.ReplaceAll(a, nil), racyStderr.ReplaceAll(b, nil)
 		case "requests.jsonl":
 			a, b = sideRequestLine.ReplaceAll(a, nil), sideRequestLine.ReplaceAll(b, nil)
 			a, b = seqField.ReplaceAll(a, []byte(`{"seq":0,`)), seqField.ReplaceAll(b, []byte(`{"seq":0,`))
