@@ -470,9 +470,11 @@ func (p *Parser) adoptThread(id string) error {
 	return p.em.Err()
 }
 
-// beginTurn makes id this run's current turn.
+// beginTurn makes id this run's current turn. An id seen before starts a
+// new turn only after the previous one ended (codex 0.58.0 numbers every
+// turn "0").
 func (p *Parser) beginTurn(id string) error {
-	if id == "" || p.turns[id] {
+	if id == "" || (p.turns[id] && p.st != stateDone) {
 		return p.em.Err()
 	}
 	p.turns[id] = true
