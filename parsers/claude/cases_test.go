@@ -453,6 +453,22 @@ func TestMessageTypes(t *testing.T) {
 				t.Error("a streamed tool starts without Args")
 			}
 		}},
+		{"partial tool matched by id", partial, Outcome{}, []string{initL(),
+			evL("", `{"type":"message_start","message":{"id":"m1"}}`),
+			evL("", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"Bash","input":{}}}`),
+			evL("", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{}"}}`),
+			asstL("", "m1", toolB("t2", "Read", `{"f":1}`)),
+			evL("", `{"type":"content_block_stop","index":0}`),
+			userResultL("", "t2", "ok", false), okL("x")}, func(t *testing.T, r run) {
+			wantKinds(t, kinds(r), "run.started", "tool_call.start", "tool_call.args", "tool_call.start", "tool_call.end", "tool_call.end", "tool_call.result", "run.finished")
+			if p := r.Payloads[6]; p.ToolCallID != "t2" {
+				t.Errorf("result went to %q", p.ToolCallID)
+			}
+			wantKinds(t, itemKinds(r), "init", "tool_call", "tool_result", "result", "tool_call")
+			if it := r.Items[4]; it.ToolUseID != "t1" || it.Metadata["unconfirmed"] != "true" || it.Input == nil {
+				t.Errorf("unconfirmed streamed call %+v", it)
+			}
+		}},
 		{"partial flag off keeps args whole", Options{}, Outcome{}, []string{initL(),
 			evL("", `{"type":"message_start","message":{"id":"m1"}}`),
 			evL("", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"Bash","input":{}}}`),

@@ -206,7 +206,7 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 	p.snapOrd[m.key] = ord + 1
 	var sb *block
 	if !m.coarse {
-		sb = m.match(b.Type)
+		sb = m.match(b.Type, b.ID)
 	}
 	if sb != nil {
 		sb.confirmed = true

@@ -50,9 +50,10 @@ func (p *Parser) newMessage(k msgKey, coarse bool) *message {
 
 // match returns the first streamed block of type typ that no snapshot
 // block confirmed yet: snapshot lines come one per block, in block order.
-func (m *message) match(typ string) *block {
+// A tool call matches only the streamed call with its id.
+func (m *message) match(typ, toolID string) *block {
 	for _, b := range m.order {
-		if !b.confirmed && b.typ == typ {
+		if !b.confirmed && b.typ == typ && (!isTool(typ) || b.toolID == toolID) {
 			return b
 		}
 	}
