@@ -88,7 +88,7 @@
 // the complete "snapshot" assistant line that follows each block (observed
 // before its content_block_stop) yields only the transcript item: it is
 // matched to the first unconfirmed streamed block of the same type in that
-// message. A snapshot block that was not streamed drives the stream
+// message (a tool call to the streamed call with its id). A snapshot block that was not streamed drives the stream
 // coarsely, and a message whose snapshot came first ignores later events.
 // Lifecycle ids: text and thinking "<message id>:<block index>", tools their
 // tool_use id; the emitter gives a reused id a "#n" suffix.
