@@ -157,7 +157,11 @@ func TestReset(t *testing.T) {
 		t.Errorf("%v allocs per reset stream, want at most 2", allocs)
 	}
 	var n int
-	d := NewDecoder(Options{}, nil)
+	var tee bytes.Buffer
+	d := NewDecoder(Options{Tee: &tee}, nil)
+	if _, err := d.Write(in); err != nil || d.Close() != nil || tee.Len() != len(in) {
+		t.Fatalf("nil emit: %v, tee %d bytes", err, tee.Len())
+	}
 	d.Reset(Options{}, func(Frame, error) error { n++; return nil })
 	d.Write(in)
 	d.Close()

@@ -173,7 +173,8 @@ type Decoder struct {
 // emit with each frame (err == nil) or each non-fatal *Error (an empty
 // Frame). The frame's Data and Raw are valid only until emit returns. If
 // emit returns an error, decoding stops and Write or Close returns that
-// error, now and on every later call.
+// error, now and on every later call. A nil emit discards everything (the
+// Tee still sees the input).
 func NewDecoder(opts Options, emit func(Frame, error) error) *Decoder {
 	d := &Decoder{tee: opts.Tee, emit: emit}
 	d.m.init(opts)
@@ -238,9 +239,13 @@ func (d *Decoder) run(atEOF bool) error {
 		var err error
 		switch m.step(atEOF) {
 		case stFrame:
-			err = d.emit(m.out, nil)
+			if d.emit != nil {
+				err = d.emit(m.out, nil)
+			}
 		case stError:
-			err = d.emit(Frame{}, m.outErr)
+			if d.emit != nil {
+				err = d.emit(Frame{}, m.outErr)
+			}
 		default:
 			return nil
 		}
