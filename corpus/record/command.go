@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"syscall"
 )
@@ -103,7 +104,12 @@ func Main(args, self []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	drift, err := Verify(*out, tmp, re)
+	abs, err := filepath.Abs(*scratch)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	drift, err := VerifyScratch(*out, tmp, re, abs)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -57,6 +57,15 @@ var volatileMeta = regexp.MustCompile(`(?m)^\s*"(recorded|duration_ms|requests|s
 // sideRequestLine matches a requests.jsonl line of a side request.
 var sideRequestLine = regexp.MustCompile(`(?m)^\{"seq":\d+,"method":"[A-Z]+","path":"[^"]*","reply":-3,.*\n`)
 
+// claudeTasks are Claude Code 2.1's system task_* lines: it turns a Bash
+// call into a task (with a random task_id) only when the command runs long
+// enough, which depends on machine load.
+var claudeTasks = regexp.MustCompile(`(?m)^\{"type":"system","subtype":"task_(started|progress|notification|updated)".*\n`)
+
+// claudeTaskIDs are the random ids of those tasks, also used in the name of
+// the file a large tool output is persisted to.
+var claudeTaskIDs = regexp.MustCompile(`("task_id":"|"run_id":"|tool-results/)[0-9a-z-]+`)
+
 // racyStderr are stderr lines a CLI may or may not print depending on how
 // its shutdown races with a signal (codex 0.58 on SIGINT).
 var racyStderr = regexp.MustCompile(`(?m)^.*sending into a closed channel.*\n`)
@@ -69,6 +78,19 @@ var seqField = regexp.MustCompile(`(?m)^\{"seq":\d+,`)
 // cases of want it selects; it returns the drift as a unified diff after
 // normalisation ("" when there is none).
 func Verify(want, got string, match *regexp.Regexp) (string, error) {
+	return VerifyScratch(want, got, match, "")
+}
+
+// VerifyScratch is Verify for a re-recording made with another scratch root
+// than DefaultScratch: the paths under gotScratch (and the directory slugs
+// Claude Code derives from them) are rewritten to DefaultScratch first.
+func VerifyScratch(want, got string, match *regexp.Regexp, gotScratch string) (string, error) {
+	var rewrite func([]byte) []byte
+	if gotScratch != "" && gotScratch != DefaultScratch {
+		slug := func(p string) string { return strings.NewReplacer("/", "-", ".", "-", "@", "-").Replace(p) }
+		r := strings.NewReplacer(gotScratch, DefaultScratch, slug(gotScratch), slug(DefaultScratch))
+		rewrite = func(b []byte) []byte { return []byte(r.Replace(string(b))) }
+	}
 	gotFiles, err := recordedFiles(got)
 	if err != nil {
 		return "", err
@@ -116,11 +138,16 @@ func Verify(want, got string, match *regexp.Regexp) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if rewrite != nil {
+			b = rewrite(b)
+		}
 		switch filepath.Base(f) {
 		case "meta.json":
 			a, b = volatileMeta.ReplaceAll(a, nil), volatileMeta.ReplaceAll(b, nil)
 		case "stdout":
 			a, b = mergeOutputDeltas(a), mergeOutputDeltas(b)
+			a, b = claudeTasks.ReplaceAll(a, nil), claudeTasks.ReplaceAll(b, nil)
+			a, b = claudeTaskIDs.ReplaceAll(a, []byte("${1}<ID>")), claudeTaskIDs.ReplaceAll(b, []byte("${1}<ID>"))
 		case "stderr":
 			a, b = racyStderr.ReplaceAll(a, nil), racyStderr.ReplaceAll(b, nil)
 		case "requests.jsonl":

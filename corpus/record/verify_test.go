@@ -111,3 +111,20 @@ func TestClearRecordingKeepsGoldens(t *testing.T) {
 		}
 	}
 }
+
+func TestVerifyScratchAndClaudeTasks(t *testing.T) {
+	want, got := t.TempDir(), t.TempDir()
+	writeFiles(t, want, map[string]string{
+		"claude/claude-code@1/big/stdout": `{"cwd":"/var/tmp/agentwire-record/claude/x","slug":"-var-tmp-agentwire-record-claude-x"}` + "\n" +
+			`{"type":"system","subtype":"task_started","task_id":"bb6z8i3pa"}` + "\n" +
+			`{"type":"user","content":"saved to tool-results/bb6z8i3pa.txt"}` + "\n",
+	})
+	writeFiles(t, got, map[string]string{
+		"claude/claude-code@1/big/stdout": `{"cwd":"/var/tmp/v3/claude/x","slug":"-var-tmp-v3-claude-x"}` + "\n" +
+			`{"type":"user","content":"saved to tool-results/bfl0qn3k6.txt"}` + "\n",
+	})
+	d, err := VerifyScratch(want, got, nil, "/var/tmp/v3")
+	if err != nil || d != "" {
+		t.Fatalf("drift %q, err %v", d, err)
+	}
+}
