@@ -176,8 +176,16 @@ func (m *machine) makeRoom() {
 	nb := make([]byte, n)
 	m.work += int64(pending)
 	copy(nb, m.buf[m.pos:m.w])
+	old := m.buf
 	m.buf = nb
 	m.shift(m.pos)
+	// Recycle the old input buffer as the joined-data buffer when it is
+	// larger: large multi-line events then need no separate growth of
+	// their data buffer (fresh memory is what large events cost most).
+	if cap(old) > cap(m.dbuf) {
+		m.work += int64(len(m.dbuf))
+		m.dbuf = append(old[:0], m.dbuf...)
+	}
 }
 
 // shift accounts for the pending bytes having moved n bytes to the left.
