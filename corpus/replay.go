@@ -95,7 +95,8 @@ type Result struct {
 	Origins  []Origin
 	// Findings are the document's violations with the offset of the
 	// offending frame, followed by the malformed lines and framing errors
-	// the parser reported (clause Malformed).
+	// the parser reported (clause Malformed or Truncated) and the broken
+	// pairs of the provider protocol (clause Unpaired, see WireFindings).
 	Findings []Finding
 }
 
@@ -226,6 +227,7 @@ func (r *Result) build() error {
 			Offset:    origins[i].Offset, Line: origins[i].Line,
 		})
 	}
+	r.Findings = append(r.Findings, WireFindings(c)...)
 	r.Document, r.Origins = doc, origins
 	return nil
 }
@@ -258,15 +260,16 @@ func (r *Result) JSON() ([]byte, error) { return r.Document.Marshal() }
 func (r *Result) Violations() []Finding {
 	var out []Finding
 	for _, f := range r.Findings {
-		if f.Clause != Malformed && f.Clause != Truncated {
+		if f.Clause != Malformed && f.Clause != Truncated && f.Clause != Unpaired {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// Damaged returns the adaptertest findings and the malformed input: what
-// `agentwire check` fails on. Truncated input is not damage.
+// Damaged returns the adaptertest findings, the malformed input and the
+// unpaired protocol messages: what `agentwire check` fails on. Truncated
+// input is not damage.
 func (r *Result) Damaged() []Finding {
 	var out []Finding
 	for _, f := range r.Findings {

@@ -18,14 +18,23 @@ NO_COLOR is unset) or the JSON document (--format json), the golden format
 documented in the README ("The JSON document").
 ` + inputHelp
 
-const checkHelp = `Parse a capture and print only what is wrong with it, one finding per line:
-the adaptertest violations with their clause IDs (EVT-*, RUN-*, TRN-*, RSP-*),
-and the input the parser reported as malformed (MALFORMED: a line that is not
-the protocol, out of order, or after the terminal), each with the byte offset
-and line of the frame that produced the offending event ("whole run" when the
-finding concerns the run as a whole). A final line cut off without a newline is
-reported as TRUNCATED and does not count. Exit status 1 when there is a
-finding, 0 when there is none.
+const checkHelp = `Parse a capture and print only what is wrong with it, one finding per line,
+each with the byte offset and line of the frame that produced the offending
+event ("whole run" when the finding concerns the run as a whole):
+
+  EVT-*, RUN-*, TRN-*, RSP-*  the adaptertest violations (clause catalogue in
+              go doc github.com/agentwire/agentwire/adaptertest)
+  MALFORMED   input the parser reported as malformed: a line that is not the
+              protocol, an event out of order, a line after the terminal
+  UNPAIRED    a provider message whose partner is missing (an item started and
+              never completed in a turn that ended, a tool_use without its
+              tool_result, a turn/completed without its turn/started, a stream
+              without its session announcement): the parsers repair such
+              streams, so this is how a capture with a line removed shows
+  TRUNCATED   a final line cut off without a newline (a killed process); it
+              is reported but does not count
+
+Exit status 1 when there is a finding that counts, 0 when there is none.
 ` + inputHelp
 
 func runParse(e *env, args []string) int {
@@ -95,7 +104,7 @@ func runCheck(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "%s: %s\n", in.name, x)
 	}
 	if *format == "text" {
-		fmt.Fprintf(e.stderr, "%s: %s, %d bytes: %d violations, %d malformed\n", in.name, r.Case.Provider, len(r.Case.Stdout), len(r.Violations()), len(bad)-len(r.Violations()))
+		fmt.Fprintf(e.stderr, "%s: %s, %d bytes: %d violations, %d malformed or unpaired\n", in.name, r.Case.Provider, len(r.Case.Stdout), len(r.Violations()), len(bad)-len(r.Violations()))
 	}
 	if len(bad) > 0 {
 		return 1
