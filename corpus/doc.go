@@ -44,7 +44,30 @@
 // While feeding, Replay notes the byte offset and line of the frame that
 // each emission came from (emissions made by Finish have the offset of the
 // end of stdout), so a violation can be traced to the offending frame:
-// Result.Findings.
+// Result.Findings. Besides the adaptertest violations, the findings hold
+// three pseudo-clauses that are not part of the document: MALFORMED (input
+// the parser reported as malformed), TRUNCATED (a malformed final line cut
+// off without a newline: a killed process, not damage) and UNPAIRED (a
+// provider message whose partner is missing, see WireFindings). The parsers
+// keep a damaged stream within the contract (they close what is open and
+// keep bad lines as stdout items), so the validators alone cannot tell a
+// capture with a line removed or a terminal duplicated from a good one;
+// MALFORMED and UNPAIRED can, and `agentwire check` fails on them.
+//
+// # Golden replay
+//
+// Test (or TestDir) replays every case of a corpus in a *testing.T under the
+// whole, per-line, 1-byte and random chunkings, and fails on any difference
+// between them, any adaptertest violation, and any difference from
+// golden.json (cmp.Diff of the JSON values, -want +got). With
+// TestOptions.Update it writes golden.json instead. This package's own test
+// wires that to the -update flag:
+//
+//	go test ./corpus/                 # replay the committed corpus
+//	go test ./corpus/ -run TestCorpus -update   # rewrite the goldens
+//
+// A case whose violations are a known parser bug is listed in
+// TestOptions.Known with the reason; it is skipped while the bug lasts.
 //
 // # The JSON document
 //
