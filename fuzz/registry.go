@@ -1,0 +1,23 @@
+package fuzz
+
+// Target is one end-to-end fuzz target.
+type Target struct {
+	// Name is the fuzz test's name (FuzzSSE, ...).
+	Name string
+	// Check is its oracle.
+	Check func(data []byte) error
+	// Dict is the base name of its libFuzzer dictionary under dict/.
+	Dict string
+}
+
+// Targets lists the end-to-end targets, in campaign order.
+var Targets = []Target{
+	{"FuzzSSE", CheckSSE, "sse"},
+	{"FuzzNDJSON", CheckNDJSON, "ndjson"},
+	{"FuzzJSONRPC", CheckJSONRPC, "jsonrpc"},
+	{"FuzzCodex", func(b []byte) error { return CheckParser(ProviderByName("codex"), b) }, "codex"},
+	{"FuzzClaude", func(b []byte) error { return CheckParser(ProviderByName("claude"), b) }, "claude"},
+	{"FuzzAppServer", func(b []byte) error { return CheckParser(ProviderByName("appserver"), b) }, "appserver"},
+	{"FuzzChunking", CheckChunking, "all"},
+	{"FuzzCodec", CheckCodec, "codec"},
+}

@@ -1,0 +1,138 @@
+package fuzz
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"runtime"
+)
+
+// The limits the targets run with. They are far below the production
+// defaults so that the oversize paths are reached by small inputs.
+const (
+	// MaxInput is the largest input a target examines; longer inputs are
+	// accepted and ignored, to keep executions fast.
+	MaxInput = 1 << 20
+	// SSEMaxEvent is sse.Options.MaxEventSize in the SSE targets.
+	SSEMaxEvent = 512
+	// LineMax is the MaxLineSize of the NDJSON and JSON-RPC targets.
+	LineMax = 1024
+	// Depth is the JSON nesting limit of the JSON-RPC target.
+	Depth = 32
+)
+
+// Work bounds: a check fails when a reader makes more than
+// readsPerByte*len(input)+readsFixed Read calls, or returns more than
+// len(input)+framesFixed frames and errors.
+const (
+	readsPerByte = 2
+	readsFixed   = 16
+	framesFixed  = 4
+)
+
+// counter is the work counter wrapped around every source: the readers have
+// none of their own, so the check counts the Read calls made and the bytes
+// delivered.
+type counter struct {
+	r     io.Reader
+	reads int
+	bytes int
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	c.reads++
+	n, err := c.r.Read(p)
+	c.bytes += n
+	return n, err
+}
+
+// check returns an error unless the source was read exactly once, in a
+// number of calls linear in its length.
+func (c *counter) check(what string, n int) error {
+	if c.bytes != n {
+		return fmt.Errorf("%s: read %d bytes of a %d-byte input", what, c.bytes, n)
+	}
+	if limit := readsPerByte*n + readsFixed; c.reads > limit {
+		return fmt.Errorf("%s: %d Read calls for %d bytes (bound %d)", what, c.reads, n, limit)
+	}
+	return nil
+}
+
+// chunks is an io.Reader that hands out its input in pieces whose sizes are
+// drawn from a PRNG seeded by the input itself (so a failure reproduces
+// from the input alone). size 0 means random sizes of 1 to 64 bytes, with
+// occasional larger ones; size > 0 fixes every piece to that size.
+type chunks struct {
+	b    []byte
+	size int
+	rnd  *rand.Rand
+}
+
+func newChunks(b []byte, size int) *chunks {
+	return &chunks{b: b, size: size, rnd: rand.New(rand.NewPCG(Seed(b), 0x9e3779b97f4a7c15))}
+}
+
+func (c *chunks) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := c.size
+	if n <= 0 {
+		n = 1 + c.rnd.IntN(64)
+		if c.rnd.IntN(16) == 0 {
+			n = 1 + c.rnd.IntN(4096)
+		}
+	}
+	n = min(n, len(p), len(c.b))
+	copy(p, c.b[:n])
+	c.b = c.b[n:]
+	return n, nil
+}
+
+// Seed is the FNV-64a hash of data: it seeds the chunking and the modes a
+// target derives from its input.
+func Seed(data []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(data)
+	return h.Sum64()
+}
+
+// budget measures the bytes allocated by one check. It is coarse on
+// purpose: runtime.ReadMemStats counts every goroutine (the fuzz worker's
+// own included), so the bound is generous: allocPerByte per input byte
+// plus allocFixed.
+type budget struct{ start uint64 }
+
+const (
+	allocPerByte = 512
+	allocFixed   = 8 << 20
+)
+
+func startBudget() budget {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return budget{m.TotalAlloc}
+}
+
+func (b budget) check(what string, n int) error {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	used := m.TotalAlloc - b.start
+	if limit := uint64(allocPerByte*n + allocFixed); used > limit {
+		return fmt.Errorf("%s: allocated %d bytes for a %d-byte input (bound %d)", what, used, n, limit)
+	}
+	return nil
+}
+
+// errTee is returned when a Tee did not see exactly the input.
+var errTee = errors.New("tee differs from the input")
+
+func teeCheck(what string, tee *bytes.Buffer, data []byte) error {
+	if !bytes.Equal(tee.Bytes(), data) {
+		return fmt.Errorf("%s: %w (%d bytes teed, %d read)", what, errTee, tee.Len(), len(data))
+	}
+	return nil
+}
