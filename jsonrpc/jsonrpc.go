@@ -84,10 +84,36 @@
 // Read errors of the source and Tee errors are returned as they are and
 // are fatal (sticky).
 //
+// # Reading members
+//
+// A classified Frame keeps Params, Result and Error as exact bytes.
+// [Frame.DecodeParams] and its siblings decode them (through the nesting
+// guard, with segmentio/encoding/json); [Members] walks the top-level
+// members of one of them without decoding, so that a consumer can read a
+// few small members and skip a megabyte of command output; [String]
+// decodes one string token.
+//
+// # Writing
+//
+// [Encoder] and the Append functions write one message per line, without
+// the "jsonrpc" member unless asked, with ids echoed as their exact token
+// (an approval request's id 0 is answered with id 0, a 2^70 id with the
+// same digits). Raw JSON values are validated and compacted so that a
+// newline inside a value never splits a message.
+//
+// # Performance
+//
+// Framing and classification run at several hundred MB/s on Codex
+// app-server traffic with no allocation per message in steady state,
+// tens of times the throughput of sourcegraph/jsonrpc2's Conn with its own
+// codec on the same traffic (bench/jsonrpc; numbers in bench/README.md).
+//
 // # Concurrency
 //
 // Readers, Decoders and Encoders are not safe for concurrent use. The
-// package starts no goroutines.
+// package starts no goroutines. The subpackage jsonrpc/conn holds the
+// sourcegraph/jsonrpc2 ObjectStream and a stdio connection helper, which
+// do use goroutines.
 package jsonrpc
 
 import (

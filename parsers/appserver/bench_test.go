@@ -6,7 +6,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/jsonrpc"
@@ -74,6 +76,25 @@ func synthSession(n int) []byte {
 	return b.Bytes()
 }
 
+// cpuMetric reports throughput per second of process CPU time, which stays
+// meaningful on a loaded machine where wall-clock MB/s does not.
+func cpuMetric(b *testing.B, size int) func() {
+	start := cpuTime()
+	return func() {
+		if d := cpuTime() - start; d > 0 && b.N > 0 {
+			b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // countSink counts what it receives: the cheapest consumer.
 type countSink struct{ events, payloads int }
 
@@ -86,6 +107,7 @@ func BenchmarkParse(b *testing.B) {
 	data := synthSession(20000)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	defer cpuMetric(b, len(data))()
 	for b.Loop() {
 		sink := &countSink{}
 		resp, err := Parse(bytes.NewReader(data), nil, sink, Options{Streaming: true}, Outcome{})
@@ -101,6 +123,7 @@ func BenchmarkFeed(b *testing.B) {
 	data := synthSession(20000)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	defer cpuMetric(b, len(data))()
 	src := bytes.NewReader(data)
 	r := jsonrpc.NewReader(src, jsonrpc.Options{})
 	for b.Loop() {

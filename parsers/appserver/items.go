@@ -331,8 +331,12 @@ func (p *Parser) agentDelta(f jsonrpc.Frame, pr *params) error {
 	if s.done {
 		return p.malformedFrame(f, "delta after item/completed for item "+pr.ItemID)
 	}
+	d, ok := pr.delta()
+	if !ok {
+		return p.malformedFrame(f, "delta is not a string")
+	}
 	s.deltas = true
-	return p.em.Delta(emit.Text, "", pr.ItemID, pr.Delta)
+	return p.em.Delta(emit.Text, "", pr.ItemID, d)
 }
 
 func (p *Parser) reasoningDelta(f jsonrpc.Frame, pr *params) error {
@@ -346,8 +350,12 @@ func (p *Parser) reasoningDelta(f jsonrpc.Frame, pr *params) error {
 	if s.done {
 		return p.malformedFrame(f, "delta after item/completed for item "+pr.ItemID)
 	}
+	d, ok := pr.delta()
+	if !ok {
+		return p.malformedFrame(f, "delta is not a string")
+	}
 	s.deltas = true
-	return p.em.Delta(emit.Reasoning, "", pr.ItemID, pr.Delta)
+	return p.em.Delta(emit.Reasoning, "", pr.ItemID, d)
 }
 
 // tokenUsage keeps the turn's usage: the increase of the thread total over

@@ -1,9 +1,9 @@
 package appserver
 
 import (
-	"bytes"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/jsonrpc"
@@ -40,7 +40,12 @@ func ParseSession(stdin, stdout, stderr io.Reader, sink driver.EventSink, opts O
 			}
 		}
 	}
-	var raw bytes.Buffer
+	// The tee builds the string RawStreams.Stdout returns, without a final
+	// copy; a source that knows its length sizes it at once.
+	var raw strings.Builder
+	if l, ok := stdout.(interface{ Len() int }); ok {
+		raw.Grow(l.Len())
+	}
 	r := jsonrpc.NewReader(stdout, jsonrpc.Options{Tee: &raw})
 	for sinkErr == nil {
 		f, err := r.Next()

@@ -129,6 +129,7 @@ type Parser struct {
 	done       bool
 	legacyErr  string // the last codex/event/error message of the turn (LegacyTurnEnd)
 	lastItem   string // the last id string decoded, reused while it repeats
+	pr         params // the params of the notification being handled
 }
 
 // itemState is what the parser remembers of an item between its events.
@@ -383,24 +384,27 @@ func (p *Parser) decodeParams(f jsonrpc.Frame, pr *params) (bool, error) {
 func (p *Parser) notification(f jsonrpc.Frame) error {
 	method := f.Method
 	h := notifications[string(method)]
-	var pr params
+	// One params value per Parser, reset per notification: the handlers
+	// take its address, which would otherwise cost an allocation each.
+	p.pr = params{}
+	pr := &p.pr
 	if !pr.parse(p, f.Params) {
 		return p.malformedFrame(f, "params of "+string(method)+" have a member of the wrong type")
 	}
-	if !p.inScope(&pr, string(method)) {
-		return p.otherScopeNotification(f, &pr)
+	if !p.inScope(pr, string(method)) {
+		return p.otherScopeNotification(f, pr)
 	}
 	if h != nil {
-		return h(p, f, &pr)
+		return h(p, f, pr)
 	}
 	if bytes.HasPrefix(method, legacyPrefix) {
 		if p.opts.LegacyTurnEnd {
-			return p.legacyEvent(f, &pr)
+			return p.legacyEvent(f, pr)
 		}
 	} else if !known[string(method)] {
 		p.unknown++
 	}
-	return p.customFrame(string(method), f, &pr)
+	return p.customFrame(string(method), f, pr)
 }
 
 // customFrame emits a notification that has no canonical mapping as the

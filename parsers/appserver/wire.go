@@ -49,6 +49,7 @@ type params struct {
 	TurnID         string          `json:"turnId"`
 	ItemID         string          `json:"itemId"`
 	Delta          string          `json:"delta"`
+	deltaTok       []byte          // the raw "delta" token, for parse
 	SummaryIndex   *int            `json:"summaryIndex"`
 	Item           json.RawMessage `json:"item"`
 	Turn           *wireTurn       `json:"turn"`
@@ -169,11 +170,9 @@ func (pr *params) parse(p *Parser, obj []byte) bool {
 		case "itemId":
 			str(&pr.ItemID)
 		case "delta":
-			if v[0] != 'n' {
-				s, good := jsonrpc.String(v)
-				ok = ok && good
-				pr.Delta = s
-			}
+			// Decoded by the handlers that use it (text and reasoning
+			// deltas), not for command output deltas.
+			pr.deltaTok = v
 		case "item":
 			pr.Item = v
 		case "turn":
@@ -200,6 +199,14 @@ func (pr *params) parse(p *Parser, obj []byte) bool {
 		return true
 	})
 	return ok
+}
+
+// delta decodes the "delta" member of a notification read by parse.
+func (pr *params) delta() (string, bool) {
+	if pr.deltaTok == nil || pr.deltaTok[0] == 'n' {
+		return "", true
+	}
+	return jsonrpc.String(pr.deltaTok)
 }
 
 // intern decodes a string token, returning the thread or turn id string
