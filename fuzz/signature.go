@@ -1,0 +1,74 @@
+package fuzz
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// Signature is the outcome of data under a target, with the input's
+// payload bytes left out: the sequence of frame kinds, classes and error
+// sentinels for the readers, and of transcript item kinds and the
+// terminal, checkpoint and failure for the parsers. `campaign minimize`
+// keeps the smallest input per signature. It returns "" for an input the
+// target rejects.
+func Signature(target string, data []byte) string {
+	var recs []string
+	var err error
+	switch target {
+	case "FuzzSSE":
+		recs, err = SSEFrames(bytes.NewReader(data), data)
+	case "FuzzNDJSON":
+		recs, err = NDJSONFrames(bytes.NewReader(data), data)
+	case "FuzzJSONRPC":
+		recs, err = JSONRPCFrames(bytes.NewReader(data), data)
+	case "FuzzCodec":
+		return fmt.Sprintf("%d fields", bytes.Count(data, []byte{0}))
+	case "FuzzChunking":
+		a, _ := SSEFrames(bytes.NewReader(data), data)
+		b, _ := NDJSONFrames(bytes.NewReader(data), data)
+		c, _ := JSONRPCFrames(bytes.NewReader(data), data)
+		return shape(a) + "|" + shape(b) + "|" + shape(c) + "|" + Signature("FuzzCodex", data) + Signature("FuzzClaude", data) + Signature("FuzzAppServer", data)
+	case "FuzzCodex", "FuzzClaude", "FuzzAppServer":
+		name := strings.ToLower(strings.TrimPrefix(target, "Fuzz"))
+		r, err := ProviderByName(name).Run(bytes.NewReader(data), strings.NewReader(stderrOf), Seed(data))
+		if err != nil {
+			return ""
+		}
+		var b strings.Builder
+		for _, it := range r.Response.Transcript {
+			fmt.Fprintf(&b, "%v/%s ", it.Kind, it.Subtype)
+		}
+		cp := r.Response.Checkpoint
+		fmt.Fprintf(&b, "| terminal=%v valid=%v failure=%v err=%v", r.Response.RawStreams != nil && r.Response.RawStreams.Terminal != nil,
+			cp != nil && cp.Valid, r.Response.Failure != nil, r.Err != nil)
+		return b.String()
+	default:
+		return ""
+	}
+	if err != nil {
+		return ""
+	}
+	return shape(recs)
+}
+
+// shape keeps the kind (and, for errors, the sentinel) of each record.
+func shape(recs []string) string {
+	var b strings.Builder
+	for _, r := range mergeSkipped(recs) {
+		if strings.HasPrefix(r, "error ") {
+			if i := strings.Index(r, "): "); i > 0 {
+				msg := r[i+3:]
+				if j := strings.IndexAny(msg, "(:\""); j > 0 {
+					msg = msg[:j]
+				}
+				r = "error " + msg
+			}
+		} else if i := strings.IndexByte(r, '@'); i > 0 {
+			r = r[:i]
+		}
+		b.WriteString(strings.TrimSpace(r))
+		b.WriteByte(';')
+	}
+	return b.String()
+}
