@@ -4,7 +4,9 @@
 RECORD_CACHE ?= .cache/npm
 # RECORD_RUN selects cases by regexp on <provider>/<cli>@<version>/<case>.
 RECORD_RUN ?=
-RECORD_CMD = $(GO) run ./cmd/agentwire-record -cache $(RECORD_CACHE) $(if $(RECORD_RUN),-run '$(RECORD_RUN)')
+# RECORD_JOBS cases are recorded at once.
+RECORD_JOBS ?= 2
+RECORD_CMD = $(GO) run ./cmd/agentwire-record -cache $(RECORD_CACHE) -jobs $(RECORD_JOBS) $(if $(RECORD_RUN),-run '$(RECORD_RUN)')
 
 .PHONY: cli-install record corpus-verify corpus-check
 

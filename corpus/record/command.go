@@ -31,6 +31,7 @@ func Main(args, self []string, stdout, stderr io.Writer) int {
 	install := fs.Bool("install", false, "install the pinned CLIs with npm and exit")
 	verify := fs.Bool("verify", false, "re-record into a temporary directory and diff against -out")
 	keep := fs.Bool("keep", false, "with -verify, keep the temporary recording")
+	jobs := fs.Int("jobs", 1, "cases recorded at once")
 	check := fs.Bool("check", false, "exit 0 when recording is possible here (CLIs installed, unshare works), else print why and exit 3")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -81,7 +82,7 @@ func Main(args, self []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 3
 	}
-	opt := Options{Cache: *cache, Scenarios: *scen, Out: *out, Scratch: *scratch, Match: re, Log: stderr}
+	opt := Options{Cache: *cache, Scenarios: *scen, Out: *out, Scratch: *scratch, Match: re, Log: stderr, Jobs: *jobs}
 	if !*verify {
 		if _, err := Record(ctx, opt); err != nil {
 			fmt.Fprintln(stderr, err)

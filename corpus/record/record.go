@@ -54,6 +54,8 @@ type Options struct {
 	Log io.Writer
 	// Now stamps meta.json; default time.Now.
 	Now func() time.Time
+	// Jobs is how many cases are recorded at once (default 1).
+	Jobs int
 }
 
 // DefaultScratch is the default scratch root: a fixed path, so that the
@@ -94,8 +96,12 @@ func Record(ctx context.Context, opt Options) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var results []Result
-	var failed int
+	type job struct {
+		cli CLI
+		bin string
+		c   Case
+	}
+	var jobs []job
 	for _, cli := range opt.CLIs {
 		var todo []Case
 		for _, s := range scens {
@@ -113,22 +119,54 @@ func Record(ctx context.Context, opt Options) ([]Result, error) {
 		}
 		bin, err := cli.Bin(opt.Cache)
 		if err != nil {
-			return results, err
+			return nil, err
 		}
 		for _, c := range todo {
-			if ctx.Err() != nil {
-				return results, ctx.Err()
+			jobs = append(jobs, job{cli, bin, c})
+		}
+	}
+	// Cases are independent (own scratch directory, mock server and
+	// process group), so Jobs of them run at once.
+	n := max(opt.Jobs, 1)
+	results := make([]Result, len(jobs))
+	var logMu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := jobs[i]
+				path := casePath(j.cli, j.c.Name)
+				start := time.Now()
+				err := recordCase(ctx, opt, j.cli, j.bin, j.c)
+				results[i] = Result{Path: path, Err: err}
+				status := "ok"
+				if err != nil {
+					status = "FAIL: " + err.Error()
+				}
+				logMu.Lock()
+				fmt.Fprintf(opt.Log, "record %-60s %5.1fs %s\n", path, time.Since(start).Seconds(), status)
+				logMu.Unlock()
 			}
-			path := casePath(cli, c.Name)
-			start := time.Now()
-			err := recordCase(ctx, opt, cli, bin, c)
-			results = append(results, Result{Path: path, Err: err})
-			status := "ok"
-			if err != nil {
-				status = "FAIL: " + err.Error()
-				failed++
-			}
-			fmt.Fprintf(opt.Log, "record %-60s %5.1fs %s\n", path, time.Since(start).Seconds(), status)
+		}()
+	}
+	for i := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return results, ctx.Err()
+	}
+	failed := 0
+	for _, r := range results {
+		if r.Err != nil {
+			failed++
 		}
 	}
 	if failed > 0 {
@@ -416,7 +454,10 @@ func dumpRequests(path string, reqs []mock.Request) {
 }
 
 // sideReply answers side requests.
-var sideReply = mock.Reply{Items: []mock.Item{{Type: "text", Deltas: []string{"agentwire mock side reply"}}}}
+// It reports zero usage, so that whether a side request finished before the
+// run's result does not change the result's token counts and cost.
+var sideReply = mock.Reply{Items: []mock.Item{{Type: "text", Deltas: []string{"agentwire mock side reply"}}},
+	Usage: &mock.Usage{}}
 
 // sideRequest classifies Messages requests that are not part of the scripted
 // conversation: Claude Code's main-loop requests always declare tools, its

@@ -128,3 +128,22 @@ func TestVerifyScratchAndClaudeTasks(t *testing.T) {
 		t.Fatalf("drift %q, err %v", d, err)
 	}
 }
+
+func TestCanonicalModelUsageAndTruncation(t *testing.T) {
+	a := `{"type":"result","modelUsage":{"haiku":{"inputTokens":0,"outputTokens":0},"sonnet":{"inputTokens":100,"outputTokens":10}},"total_cost_usd":0.5}` + "\n"
+	b := `{"total_cost_usd":0.5,"modelUsage":{"sonnet":{"inputTokens":100,"outputTokens":10}},"type":"result"}` + "\n"
+	if ca, cb := canonicalModelUsage([]byte(a)), canonicalModelUsage([]byte(b)); string(ca) != string(cb) {
+		t.Errorf("not canonical:\n%s%s", ca, cb)
+	}
+	c := `{"type":"result","modelUsage":{"sonnet":{"inputTokens":200,"outputTokens":10}},"total_cost_usd":0.5}` + "\n"
+	if string(canonicalModelUsage([]byte(a))) == string(canonicalModelUsage([]byte(c))) {
+		t.Error("a real usage difference was normalised away")
+	}
+	x, y := dropUnterminated([]byte("l1\nabc")), dropUnterminated([]byte("l1\nabcdef"))
+	if string(x) != string(y) || !strings.HasPrefix(string(x), "l1\n") {
+		t.Errorf("truncated tails differ: %q %q", x, y)
+	}
+	if string(dropUnterminated([]byte("l1\n"))) != "l1\n" {
+		t.Error("complete stdout changed")
+	}
+}
