@@ -30,6 +30,10 @@ type Approval struct {
 	// reason or command, Payload the request's params and Choices the
 	// decisions the server offers.
 	Decision driver.DecisionRequest
+	// OtherScope marks a request about another thread or turn (a
+	// subagent's approval): it still needs an answer, or the server waits,
+	// but it is not part of this run's HITL audit payloads.
+	OtherScope bool
 
 	resolved bool
 	params   json.RawMessage
@@ -99,10 +103,11 @@ func (e errNotAnswerable) Error() string {
 	return "appserver: no decision encoding for server request " + string(e)
 }
 
-// TakeApprovals returns the server requests of this run received since
-// the last call, in wire order, for the driver to route to
-// driver.DecisionCapableSink.RequestDecision. Requests about another
-// thread or turn are not included.
+// TakeApprovals returns the server-to-client requests received since the
+// last call, in wire order, for the driver to route to
+// driver.DecisionCapableSink.RequestDecision and answer. Requests about
+// another thread or turn are included with OtherScope set: the server
+// waits for their answer too.
 func (p *Parser) TakeApprovals() []Approval {
 	out := p.newApprovals
 	p.newApprovals = nil
@@ -125,11 +130,11 @@ func (p *Parser) serverRequest(f jsonrpc.Frame) error {
 		return err
 	}
 	method := string(f.Method)
-	if !p.inScope(&pr, method) {
-		return p.otherScopeNotification(f, &pr)
-	}
-	if err := p.start(); err != nil {
-		return err
+	inScope := p.inScope(&pr, method)
+	if inScope {
+		if err := p.start(); err != nil {
+			return err
+		}
 	}
 	key := f.ID.Key()
 	if old := p.approvals[key]; old != nil && !old.resolved {
@@ -152,6 +157,11 @@ func (p *Parser) serverRequest(f jsonrpc.Frame) error {
 		ID: f.ID.Clone(), Method: method, ThreadID: nonEmpty(pr.ThreadID, pr.ConversationID), TurnID: pr.TurnID, ItemID: itemID,
 		Decision: driver.DecisionRequest{ThreadID: nonEmpty(pr.ThreadID, pr.ConversationID), Kind: decisionKind(method), Source: Provider + "/" + method, ToolCallID: itemID, Prompt: prompt, Payload: payload, Choices: choices(pr.AvailDecisions, method)},
 		params:   rawValue(f.Params),
+	}
+	if !inScope {
+		a.OtherScope = true
+		p.newApprovals = append(p.newApprovals, *a)
+		return p.otherScopeNotification(f, &pr)
 	}
 	if p.approvals[key] == nil {
 		p.approvalOrder = append(p.approvalOrder, key)

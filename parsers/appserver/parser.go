@@ -251,7 +251,11 @@ func (p *Parser) Feed(f jsonrpc.Frame) error {
 	}
 	switch f.Class {
 	case jsonrpc.None:
-		if f.Kind == 0 || string(f.Raw) == "\xEF\xBB\xBF" {
+		switch {
+		case f.Kind == 0:
+			return p.malformedFrame(f, "empty frame")
+		case string(f.Raw) == "\xEF\xBB\xBF":
+			// The app-server writes no byte order mark.
 			return p.malformedFrame(f, "byte order mark")
 		}
 		return nil

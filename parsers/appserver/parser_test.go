@@ -237,6 +237,12 @@ func TestOtherThread(t *testing.T) {
 	if r.Response.Output != "Hello" || r.Response.Failure != nil || !r.Response.Checkpoint.Valid {
 		t.Fatalf("response %+v", r.Response)
 	}
+	// The other thread's approval request is handed out for an answer.
+	p := New(&adaptertest.RecordingSink{}, streaming)
+	feedAll(t, p.Feed, lines(in...))
+	if as := p.TakeApprovals(); len(as) != 1 || !as[0].OtherScope || as[0].ItemID != "c9" || as[0].ThreadID != "th-child" {
+		t.Fatalf("approvals %+v", as)
+	}
 	for _, p := range r.Payloads {
 		if strings.Contains(p.Delta, "NOT OURS") || p.Kind == driver.StreamHITLRequested {
 			t.Fatalf("other thread leaked into the stream: %+v", p)
