@@ -14,7 +14,9 @@
 //
 // Exit status: 0 on success; 1 when check finds a violation, replay finds
 // drift, or frames meets a bad frame; 2 for a usage error or an input that
-// cannot be read or recognised (the message names the file and the offset).
+// cannot be read or recognised (the message names the file and the offset);
+// 3 for an internal error (a panic, reported in one line; AGENTWIRE_DEBUG=1
+// prints the stack) or, for record, when recording cannot run here.
 package main
 
 import (
@@ -23,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 )
 
@@ -71,7 +74,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands {
 		if c.name == name {
-			return c.run(e, args[1:])
+			return guard(e, c, args[1:])
 		}
 	}
 	fmt.Fprintf(stderr, "agentwire: unknown command %q\n\n", name)
@@ -143,4 +146,20 @@ func parseFlags(e *env, fs *flag.FlagSet, synopsis, description string, args []s
 func fail(e *env, cmd string, err error) int {
 	fmt.Fprintf(e.stderr, "agentwire %s: %v\n", cmd, err)
 	return 2
+}
+
+// guard runs a command and turns a panic (a bug, such as a parser crashing
+// on hostile input) into a one-line error with exit status 3; the stack is
+// printed only when AGENTWIRE_DEBUG is set, so a crasher can be triaged.
+func guard(e *env, c command, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(e.stderr, "agentwire %s: internal error: %v (a bug; set AGENTWIRE_DEBUG=1 for the stack)\n", c.name, r)
+			if os.Getenv("AGENTWIRE_DEBUG") != "" {
+				e.stderr.Write(debug.Stack())
+			}
+			code = 3
+		}
+	}()
+	return c.run(e, args)
 }

@@ -489,3 +489,16 @@ func TestBinaryREADME(t *testing.T) {
 		t.Errorf("missing file: exit %d %s", code, errs)
 	}
 }
+
+// TestPanicIsOneLine: a panic inside a command is reported in one line with
+// exit status 3, no stack trace.
+func TestPanicIsOneLine(t *testing.T) {
+	saved := commands
+	defer func() { commands = saved }()
+	commands = append(commands[:len(commands):len(commands)], command{name: "boom", run: func(*env, []string) int { panic("kaboom") }})
+	t.Setenv("AGENTWIRE_DEBUG", "")
+	code, _, errs := runCmd(t, "", "boom")
+	if code != 3 || !strings.Contains(errs, "internal error: kaboom") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("exit %d stderr %q", code, errs)
+	}
+}
