@@ -140,6 +140,28 @@ func FuzzClassify(f *testing.F) {
 					t.Fatalf("element error %v class %v", err, e.Class)
 				}
 			}
+			// Members of a classified object are its exact members.
+			for _, obj := range [][]byte{f.Data, f.Params, f.Result, f.Error} {
+				var m map[string]json.RawMessage
+				if len(obj) == 0 || obj[0] != '{' || json.Unmarshal(obj, &m) != nil {
+					Members(obj, func(_, _ []byte) bool { return true })
+					continue
+				}
+				n := 0
+				Members(obj, func(name, value []byte) bool {
+					n++
+					if !json.Valid(value) {
+						t.Fatalf("member %q value %q is not JSON", name, value)
+					}
+					if _, ok := String(value); ok != (value[0] == '"') {
+						t.Fatalf("String(%q) ok=%v", value, ok)
+					}
+					return true
+				})
+				if n < len(m) {
+					t.Fatalf("Members saw %d of %d members of %q", n, len(m), obj)
+				}
+			}
 			if f.Class == Request || f.Class == Response || f.Class == ErrorResponse {
 				if _, err := ParseID(f.ID.Raw()); err != nil {
 					t.Fatalf("id %q does not parse back: %v", f.ID.Raw(), err)
