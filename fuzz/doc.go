@@ -24,7 +24,7 @@
 //     is bytes of the input;
 //   - bounded memory: no frame exceeds the configured limit, and the bytes
 //     allocated by one check stay below a constant times the input
-//     (runtime.MemStats.TotalAlloc, see budget);
+//     (the runtime/metrics heap allocation counter, see budget);
 //   - bounded work: the readers expose no work counter, so the source is
 //     wrapped in a counting reader: every input byte is read exactly once,
 //     the number of Read calls and of frames is at most a constant times

@@ -7,7 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"math/rand/v2"
-	"runtime"
+	"runtime/metrics"
 )
 
 // The limits the targets run with. They are far below the production
@@ -100,11 +100,24 @@ func Seed(data []byte) uint64 {
 	return h.Sum64()
 }
 
-// budget measures the bytes allocated by one check. It is coarse on
-// purpose: runtime.ReadMemStats counts every goroutine (the fuzz worker's
-// own included), so the bound is generous: allocPerByte per input byte
+// budget measures the bytes allocated by one check, with the cumulative
+// heap allocation counter of runtime/metrics (read without stopping the
+// world, unlike runtime.ReadMemStats). It is coarse on purpose: the
+// counter covers every goroutine (the fuzz worker's own included) and is
+// flushed per P, so the bound is generous: allocPerByte per input byte
 // plus allocFixed.
 type budget struct{ start uint64 }
+
+const allocMetric = "/gc/heap/allocs:bytes"
+
+func allocated() uint64 {
+	s := []metrics.Sample{{Name: allocMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
 
 const (
 	allocPerByte = 512
@@ -112,15 +125,11 @@ const (
 )
 
 func startBudget() budget {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return budget{m.TotalAlloc}
+	return budget{allocated()}
 }
 
 func (b budget) check(what string, n int) error {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	used := m.TotalAlloc - b.start
+	used := allocated() - b.start
 	if limit := uint64(allocPerByte*n + allocFixed); used > limit {
 		return fmt.Errorf("%s: allocated %d bytes for a %d-byte input (bound %d)", what, used, n, limit)
 	}

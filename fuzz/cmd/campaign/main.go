@@ -6,6 +6,7 @@
 //	campaign run      [-match RE] [-fuzztime 30s] [-parallel 1] [-minimize 60s] [-logdir DIR]
 //	campaign regress  [-commit]
 //	campaign minimize [-dry-run] [-export DIR]
+//	campaign table    -logdir DIR
 //
 // run discovers the targets with `go test -list '^Fuzz' ./...`, runs
 // `go test -run '^$' -fuzz '^T$' -fuzztime ... -parallel ...` for each,
@@ -22,6 +23,8 @@
 // that now passes (its bug is fixed) is staged as a regression input, and
 // committed alone with -commit; one that still fails is listed and left
 // out, because a committed failing input would break `go test ./...`.
+//
+// table prints the table of a finished run again from the logs it kept.
 //
 // minimize dedupes the generated corpus of the end-to-end targets of
 // package fuzz in the Go fuzz cache by outcome: inputs with the same
@@ -54,7 +57,7 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("campaign: ")
 	if len(os.Args) < 2 {
-		log.Fatal("usage: campaign list|run|regress|minimize [flags]")
+		log.Fatal("usage: campaign list|run|regress|minimize|table [flags]")
 	}
 	cmd, args := os.Args[1], os.Args[2:]
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
@@ -97,6 +100,10 @@ func main() {
 		os.Exit(run(ts, *fuzztime, *parallel, *minimize, *logdir))
 	case "regress":
 		os.Exit(regress(*commit))
+	case "table":
+		if err := tableFromLogs(*logdir); err != nil {
+			log.Fatal(err)
+		}
 	case "minimize":
 		if err := minimizeCache(*dry, *export); err != nil {
 			log.Fatal(err)
@@ -153,7 +160,7 @@ type result struct {
 }
 
 var (
-	progressRE = regexp.MustCompile(`fuzz: elapsed: (\d+)s, execs: (\d+) \((\d+)/sec\), new interesting: (\d+)`)
+	progressRE = regexp.MustCompile(`fuzz: elapsed: (\S+), execs: (\d+) \((\d+)/sec\), new interesting: (\d+)`)
 	crasherRE  = regexp.MustCompile(`Failing input written to (\S+)`)
 )
 
@@ -207,10 +214,7 @@ func runOne(t target, fuzztime string, parallel int, minimize, logPath, root str
 			line := sc.Text()
 			fmt.Fprintln(f, line)
 			if m := progressRE.FindStringSubmatch(line); m != nil {
-				s, _ := strconv.Atoi(m[1])
-				r.elapsed = time.Duration(s) * time.Second
-				r.execs, _ = strconv.ParseInt(m[2], 10, 64)
-				r.newIn, _ = strconv.Atoi(m[4])
+				r.progress(m)
 			}
 			if m := crasherRE.FindStringSubmatch(line); m != nil {
 				r.crashers = append(r.crashers, m[1])
@@ -231,6 +235,45 @@ func runOne(t target, fuzztime string, parallel int, minimize, logPath, root str
 		}
 	}
 	return r
+}
+
+// progress records a progress line: the last one holds the run's totals.
+func (r *result) progress(m []string) {
+	r.elapsed, _ = time.ParseDuration(m[1])
+	r.execs, _ = strconv.ParseInt(m[2], 10, 64)
+	r.newIn, _ = strconv.Atoi(m[4])
+}
+
+// tableFromLogs rebuilds the table of a finished campaign from its logs.
+func tableFromLogs(logdir string) error {
+	logs, err := filepath.Glob(filepath.Join(logdir, "*.log"))
+	if err != nil {
+		return err
+	}
+	var rs []result
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			return err
+		}
+		base := strings.TrimSuffix(filepath.Base(l), ".log")
+		i := strings.LastIndexByte(base, '.')
+		r := result{target: target{pkg: strings.ReplaceAll(base[:i], "_", "/"), name: base[i+1:]}}
+		for _, line := range strings.Split(string(b), "\n") {
+			if m := progressRE.FindStringSubmatch(line); m != nil {
+				r.progress(m)
+			}
+			if m := crasherRE.FindStringSubmatch(line); m != nil {
+				r.crashers = append(r.crashers, m[1])
+			}
+			if strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "--- FAIL") {
+				r.failed = true
+			}
+		}
+		rs = append(rs, r)
+	}
+	table(os.Stdout, rs)
+	return nil
 }
 
 func table(w io.Writer, rs []result) {

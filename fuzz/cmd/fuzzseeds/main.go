@@ -30,9 +30,10 @@ import (
 	"strings"
 )
 
-// maxSeed bounds a seed's size: bigger recordings are cut at a line
-// boundary, so that executions stay fast.
-const maxSeed = 16 << 10
+// maxSeed bounds a seed's size: bigger recordings keep their first and
+// last lines (the start-up and the terminal events) within it, so that
+// executions stay fast and seeds still reach the end of a run.
+const maxSeed = 8 << 10
 
 func main() {
 	log.SetFlags(0)
@@ -66,16 +67,21 @@ func main() {
 	}
 }
 
-// lineCut returns b cut after the last newline within maxSeed bytes.
+// lineCut returns the whole lines of b that fit in maxSeed/2 bytes from
+// its start and from its end.
 func lineCut(b []byte) []byte {
 	if len(b) <= maxSeed {
 		return b
 	}
-	b = b[:maxSeed]
-	if i := bytes.LastIndexByte(b, '\n'); i > 0 {
-		return b[:i+1]
+	head := b[:maxSeed/2]
+	if i := bytes.LastIndexByte(head, '\n'); i > 0 {
+		head = head[:i+1]
 	}
-	return b
+	tail := b[len(b)-maxSeed/2:]
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i+1 < len(tail) {
+		tail = tail[i+1:]
+	}
+	return append(append([]byte{}, head...), tail...)
 }
 
 var idRE = regexp.MustCompile(`"(?:thread_id|session_id|threadId|conversationId)"\s*:\s*"([^"\\]{1,80})"`)
@@ -141,7 +147,7 @@ func collect(root string) (map[string][][]byte, map[string]words, error) {
 				continue
 			}
 			walk(v, dicts[provider], dicts["all"], dicts["jsonrpc"], provider == "appserver")
-			if m, ok := v.(map[string]any); ok && sse.Len() < maxSeed {
+			if m, ok := v.(map[string]any); ok && sse.Len() < maxSeed/2 {
 				// An SSE rendition of the line: Claude's stream_event
 				// lines carry the Anthropic SSE events verbatim.
 				ev, data := m["type"], any(m)
