@@ -139,6 +139,9 @@
 // FeedClient, becomes hitl.resolved; without the client side,
 // serverRequest/resolved resolves the request with Result "answered"
 // (the decision is then unknown). The hitl payloads are audit only.
+// Requests about another thread or turn (a subagent's) are handed out too,
+// with Approval.OtherScope set, because the server waits for every
+// answer; they produce no hitl payload of this run.
 //
 // # Protocol facts worth knowing (codex 0.169.0 recordings)
 //
@@ -156,7 +159,12 @@
 //   - codex 0.58.0 sends v2 notifications without threadId/turnId, no
 //     item/agentMessage/delta and no turn/completed (its turns end with the
 //     legacy codex/event/task_complete, kept as a custom payload): a 0.58.0
-//     session therefore never yields a terminal or a valid checkpoint.
+//     session yields a terminal and a valid checkpoint only with
+//     Options.LegacyTurnEnd, which takes task_complete (failed after a
+//     codex/event/error) or turn_aborted as the turn end. 0.58.0 numbers
+//     every turn "0" (or "1"), approves commands with the legacy
+//     execCommandApproval request (decisions approved/denied), and reports
+//     usage only in codex/event/token_count, which is not mapped: no Usage.
 //
 // # Limits
 //
