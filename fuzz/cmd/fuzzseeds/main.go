@@ -8,10 +8,14 @@
 // Generated seeds are named seed-<sha256[:16]>; files with other names
 // (committed crashers, regression inputs) are left alone. With -raw DIR it
 // instead writes the seed inputs of every target as raw files under
-// DIR/<Target>/ (what OSS-Fuzz seed corpus archives hold).
+// DIR/<Target>/, and with -oss-fuzz DIR it writes what OSS-Fuzz and
+// ClusterFuzzLite expect next to each fuzzer binary: the seed corpus
+// archive <binary>_seed_corpus.zip (raw inputs) and the dictionary
+// <binary>.dict, the binary of FuzzSSE being fuzz_sse.
 package main
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"crypto/sha256"
@@ -28,6 +32,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agentwire/agentwire/fuzz"
 )
 
 // maxSeed bounds a seed's size: bigger recordings keep their first and
@@ -41,7 +47,21 @@ func main() {
 	out := flag.String("out", "testdata/fuzz", "where to write testdata/fuzz/<Target>/seed-* files")
 	dictDir := flag.String("dict", "dict", "where to write the .dict files (empty: none)")
 	raw := flag.String("raw", "", "write raw seed files under DIR/<Target>/ from the Go-format corpus in -out instead")
+	zipDir := flag.String("oss-fuzz", "", "write DIR/<binary>_seed_corpus.zip (raw seeds from -out) and DIR/<binary>.dict (from -dict) for every target instead")
+	list := flag.Bool("targets", false, "print \"<Target> <binary>\" for every end-to-end target and exit")
 	flag.Parse()
+	if *list {
+		for _, t := range fuzz.Targets {
+			fmt.Println(t.Name, binary(t.Name))
+		}
+		return
+	}
+	if *zipDir != "" {
+		if err := ossFuzz(*out, *dictDir, *zipDir); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *raw != "" {
 		if err := exportRaw(*out, *raw); err != nil {
 			log.Fatal(err)
@@ -319,4 +339,62 @@ func rawOf(b []byte) ([]byte, error) {
 	}
 	s, err := strconv.Unquote(v[len("[]byte(") : len(v)-1])
 	return []byte(s), err
+}
+
+// binary is the OSS-Fuzz binary name of a target: FuzzAppServer is
+// fuzz_appserver.
+func binary(target string) string {
+	return "fuzz_" + strings.ToLower(strings.TrimPrefix(target, "Fuzz"))
+}
+
+// ossFuzz writes the seed archives and dictionaries of every target.
+func ossFuzz(in, dictDir, out string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	for _, t := range fuzz.Targets {
+		files, err := os.ReadDir(filepath.Join(in, t.Name))
+		if err != nil {
+			return err
+		}
+		f, err := os.Create(filepath.Join(out, binary(t.Name)+"_seed_corpus.zip"))
+		if err != nil {
+			return err
+		}
+		zw := zip.NewWriter(f)
+		n := 0
+		for _, e := range files {
+			b, err := os.ReadFile(filepath.Join(in, t.Name, e.Name()))
+			if err != nil {
+				return err
+			}
+			data, err := rawOf(b)
+			if err != nil {
+				return fmt.Errorf("%s/%s: %v", t.Name, e.Name(), err)
+			}
+			w, err := zw.Create(e.Name())
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(data); err != nil {
+				return err
+			}
+			n++
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		d, err := os.ReadFile(filepath.Join(dictDir, t.Dict+".dict"))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, binary(t.Name)+".dict"), d, 0o644); err != nil {
+			return err
+		}
+		fmt.Printf("%-14s %-16s %4d seeds, dict %s.dict\n", t.Name, binary(t.Name), n, t.Dict)
+	}
+	return nil
 }
