@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -269,7 +270,20 @@ func (r run) golden() []byte {
 	if err != nil {
 		panic(err)
 	}
-	return append(b, '\n')
+	return append(normalize(b), '\n')
+}
+
+// What legitimately changes from one recording of a scenario to the next:
+// UUIDs (session ids, line uuids) and timings. Goldens hold placeholders,
+// so a re-record shows only real drift.
+var (
+	uuidRE   = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	timingRE = regexp.MustCompile(`("(?:duration_ms|duration_api_ms|ttft_ms)\\?"\s*:\s*\\?"?)[0-9.]+`)
+)
+
+func normalize(b []byte) []byte {
+	b = uuidRE.ReplaceAll(b, []byte("<UUID>"))
+	return timingRE.ReplaceAll(b, []byte("${1}0"))
 }
 
 // comparable strips what differs legitimately between runs of the same
