@@ -184,7 +184,7 @@ func (d *appServerDriver) line(p *proc, l []byte) error {
 
 // settle is how long the drivers wait after the last terminal event before
 // closing stdin.
-const settle = 500 * time.Millisecond
+const settle = time.Second
 
 // legacyDecision maps v2 decisions to the v1 ReviewDecision enum.
 var legacyDecision = map[string]string{

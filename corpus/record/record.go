@@ -315,6 +315,9 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 		if strings.HasPrefix(res.Killed, "driver") || strings.HasPrefix(res.Killed, "interrupt") {
 			return fmt.Errorf("run %d: %s", i+1, res.Killed)
 		}
+		if res.TimedOut {
+			return fmt.Errorf("run %d: timed out after %v", i+1, timeout)
+		}
 		reqs := srv.Requests()[before:]
 		dumpRequests(filepath.Join(scratch, fmt.Sprintf("requests-%d.jsonl", i+1)), reqs)
 		if s := inv.drv.session(); s != "" {
