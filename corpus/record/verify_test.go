@@ -147,3 +147,22 @@ func TestCanonicalModelUsageAndTruncation(t *testing.T) {
 		t.Error("complete stdout changed")
 	}
 }
+
+func TestVerifySignalledPrefix(t *testing.T) {
+	want, got := t.TempDir(), t.TempDir()
+	writeFiles(t, want, map[string]string{"claude/c@1/cancel/stdout": "a\nb\nresult\n", "claude/c@1/cancel/meta.json": "{}\n"})
+	writeFiles(t, got, map[string]string{"claude/c@1/cancel/stdout": "a\nb\n", "claude/c@1/cancel/meta.json": "{}\n"})
+	if d, _ := Verify(want, got, nil); d == "" {
+		t.Error("a missing line without a signal was not reported")
+	}
+	sig := "{\n  \"sent_signal\": \"SIGINT\"\n}\n"
+	writeFiles(t, want, map[string]string{"claude/c@1/cancel/meta.json": sig})
+	writeFiles(t, got, map[string]string{"claude/c@1/cancel/meta.json": sig})
+	if d, _ := Verify(want, got, nil); d != "" {
+		t.Errorf("after a signal a prefix must pass:\n%s", d)
+	}
+	writeFiles(t, got, map[string]string{"claude/c@1/cancel/stdout": "a\nX\n"})
+	if d, _ := Verify(want, got, nil); d == "" {
+		t.Error("a changed line after a signal was not reported")
+	}
+}
