@@ -1,0 +1,88 @@
+// Package clirun holds what the reference drivers share around
+// process.Start: the deterministic child environment, the mapping of a
+// process.Result to a parser outcome, and the ndjson push path from the
+// stdout observer into a parser. It guesses no provider semantics.
+package clirun
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/ndjson"
+	"github.com/agentwire/agentwire/process"
+)
+
+// Env builds a child environment deterministically: the inherited
+// environment when inherit is true (in os.Environ order), then every layer
+// in order. A later entry replaces an earlier one with the same name in
+// place of it, so each name appears once, at the position it was last set.
+func Env(inherit bool, layers ...[]string) []string {
+	var all []string
+	if inherit {
+		all = append(all, os.Environ()...)
+	}
+	for _, l := range layers {
+		all = append(all, l...)
+	}
+	last := map[string]int{}
+	for i, kv := range all {
+		k, _, _ := strings.Cut(kv, "=")
+		last[k] = i
+	}
+	out := make([]string, 0, len(last))
+	for i, kv := range all {
+		k, _, _ := strings.Cut(kv, "=")
+		if last[k] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// CheckEnv validates KEY=VALUE entries.
+func CheckEnv(field string, env []string) error {
+	for i, kv := range env {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || strings.ContainsRune(k, 0) || strings.ContainsRune(kv, 0) {
+			return fmt.Errorf("%s[%d]: want KEY=VALUE", field, i)
+		}
+	}
+	return nil
+}
+
+// Outcome maps the process result and the run error to a parser outcome.
+func Outcome(res process.Result, err error) emit.Outcome {
+	return emit.Outcome{ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Cancelled: res.Cancelled, Err: err}
+}
+
+// Feeder is the push face of an ndjson parser.
+type Feeder interface {
+	Feed(ndjson.Frame) error
+	FeedError(error) error
+}
+
+// Decoder returns an ndjson decoder feeding f: frames to Feed, over-long
+// lines to FeedError.
+func Decoder(maxLine int, f Feeder) *ndjson.Decoder {
+	return ndjson.NewDecoder(ndjson.Options{MaxLineSize: maxLine}, func(fr ndjson.Frame, err error) error {
+		if err != nil {
+			var le *ndjson.LineError
+			if errors.As(err, &le) {
+				return f.FeedError(err)
+			}
+			return err
+		}
+		return f.Feed(fr)
+	})
+}
+
+// Write returns a stdout observer writing into d.
+func Write(d *ndjson.Decoder) func([]byte) error {
+	return func(b []byte) error {
+		_, err := d.Write(b)
+		return err
+	}
+}

@@ -1,0 +1,115 @@
+// Package drvtest holds test helpers shared by the reference drivers' tests:
+// run a driver and check what every run must satisfy (the validators, the
+// raw chunks, no goroutine or child process left behind).
+package drvtest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentwire/agentwire/adaptertest"
+	"github.com/agentwire/agentwire/driver"
+)
+
+// Result is one judged run.
+type Result struct {
+	Resp    driver.Response
+	Err     error
+	Sink    *adaptertest.RecordingSink
+	Elapsed time.Duration
+	// Returned is how long Run took after the cancel, when cancelled.
+	AfterCancel time.Duration
+	PID         int
+}
+
+// Run runs d with req, cancelling after cancelAfter when positive, and
+// checks the validators, that the stdout chunks concatenate to the raw
+// stdout, that no goroutine outlives Run and that the child's process group
+// is gone.
+func Run(t *testing.T, d driver.Driver, req driver.Request, cancelAfter time.Duration, sink *adaptertest.RecordingSink) Result {
+	t.Helper()
+	if sink == nil {
+		sink = &adaptertest.RecordingSink{}
+	}
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var cancelledAt atomic.Int64
+	if cancelAfter > 0 {
+		timer := time.AfterFunc(cancelAfter, func() {
+			cancelledAt.Store(time.Now().UnixNano())
+			cancel()
+		})
+		defer timer.Stop()
+	}
+	start := time.Now()
+	resp, err := d.Run(ctx, req, sink)
+	end := time.Now()
+	r := Result{Resp: resp, Err: err, Sink: sink, Elapsed: end.Sub(start)}
+	if at := cancelledAt.Load(); at != 0 {
+		r.AfterCancel = end.Sub(time.Unix(0, at))
+	}
+	var capability driver.StreamCapability
+	if ss, ok := d.(driver.StreamSupport); ok {
+		capability = ss.StreamCapability()
+	}
+	var codec driver.SessionCodec
+	if cp, ok := d.(driver.SessionCodecProvider); ok {
+		codec = cp.SessionCodec()
+	}
+	if vs := sink.Check(req.Streaming, capability, resp, err, codec); len(vs) > 0 {
+		if !(errors.Is(err, adaptertest.ErrSinkFailed) && sink.FailAfter > 0) {
+			t.Errorf("violations:\n%s", vs)
+		}
+	}
+	for _, ev := range sink.Events {
+		if ev.Type == driver.RunEventSpawn {
+			if pid, ok := ev.Data["pid"].(int); ok {
+				r.PID = pid
+			}
+		}
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Errorf("%d goroutines left after Run:\n%s", n-before, buf)
+	}
+	if r.PID > 0 {
+		if err := syscall.Kill(-r.PID, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("process group %d still exists after Run (kill 0: %v)", r.PID, err)
+		}
+	}
+	return r
+}
+
+// Stdout concatenates the stdout chunk events recorded by sink.
+func Stdout(sink *adaptertest.RecordingSink) string {
+	var b strings.Builder
+	for _, ev := range sink.Events {
+		if ev.Type == driver.RunEventChunk && ev.Stream == driver.StreamStdout {
+			b.Write(ev.Bytes)
+		}
+	}
+	return b.String()
+}
+
+// Executable is the running test binary, used as a fake CLI.
+func Executable(t testing.TB) string {
+	t.Helper()
+	p, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
