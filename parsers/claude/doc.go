@@ -158,11 +158,12 @@
 //     and system/thinking_tokens between thinking deltas, and wraps a
 //     long-running Bash call in system/task_started and task_notification
 //     lines (task_type local_bash) between the tool_use and its result.
-//   - An interrupt (control_request interrupt or SIGINT) ends the turn with
-//     a user line "[Request interrupted by user]" and an
-//     error_during_execution result; after SIGINT 2.1.328 still exits 0,
-//     and 2.0.50 exits 0 without writing any result: only the host knows
-//     it cancelled (Outcome.Cancelled), the stream just stops.
+//   - An interrupt (control_request interrupt) ends the turn with a user
+//     line "[Request interrupted by user]" and an error_during_execution
+//     result. After SIGINT the CLI exits 0, and the result is a race:
+//     2.1.328 wrote it in one recording and stopped after the interrupted
+//     user line in the next; 2.0.50 writes none. Only the host knows it
+//     cancelled (Outcome.Cancelled): the stream may just stop.
 //   - A mid-stream SSE error is retried by 2.1.328 with a synthetic user
 //     line (isSynthetic) asking the model to resume; the partial attempt's
 //     snapshot stays in the transcript; 2.0.50 instead ended with
