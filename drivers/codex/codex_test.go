@@ -80,7 +80,7 @@ func TestReplaySuccess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := drvtest.Run(t, fake(t, replay(name, fakecli.Step{Stderr: "Reading additional input from stdin...\n"})), request("hi"), 0, nil)
+			r := drvtest.Run(t, fake(t, replay(name, fakecli.Step{Stderr: "Reading additional input from stdin...\n"})), request("hi"), drvtest.Opts{})
 			if r.Err != nil || r.Resp.Failure != nil {
 				t.Fatalf("err=%v failure=%+v", r.Err, r.Resp.Failure)
 			}
@@ -108,7 +108,7 @@ func TestReplayFailures(t *testing.T) {
 				ExitCode int `json:"exit_code"`
 			}
 			_ = json.Unmarshal(meta, &m)
-			r := drvtest.Run(t, fake(t, replay(name, fakecli.Step{Exit: fakecli.Exit(m.ExitCode)})), request("hi"), 0, nil)
+			r := drvtest.Run(t, fake(t, replay(name, fakecli.Step{Exit: fakecli.Exit(m.ExitCode)})), request("hi"), drvtest.Opts{})
 			if r.Err != nil {
 				t.Fatal(r.Err)
 			}
@@ -144,7 +144,7 @@ func TestArgvAndEnv(t *testing.T) {
 	if !strings.Contains(strings.Join(cmd.Env, "\n"), "CODEX_HOME=/nonexistent/codex-home") {
 		t.Errorf("env lacks CODEX_HOME")
 	}
-	r := drvtest.Run(t, d, req, 0, nil)
+	r := drvtest.Run(t, d, req, drvtest.Opts{})
 	if r.Err != nil || r.Resp.Failure != nil {
 		t.Fatalf("err=%v failure=%+v", r.Err, r.Resp.Failure)
 	}
@@ -161,7 +161,7 @@ func TestArgvAndEnv(t *testing.T) {
 	}
 	// A resumed run whose thread is another one has no valid checkpoint.
 	d2 := fake(t, fakecli.Script{Steps: []fakecli.Step{{Stdout: strings.ReplaceAll(okStream("OK"), "{{ARG_AFTER:resume|fake-thread-1}}", "other")}}})
-	r = drvtest.Run(t, d2, req, 0, nil)
+	r = drvtest.Run(t, d2, req, drvtest.Opts{})
 	if cp := r.Resp.Checkpoint; cp != nil && cp.Valid {
 		t.Errorf("checkpoint valid for another thread: %+v", cp)
 	}
@@ -243,7 +243,7 @@ func TestFaults(t *testing.T) {
 			if c.mod != nil {
 				mods = append(mods, c.mod)
 			}
-			r := drvtest.Run(t, fake(t, c.script, mods...), request("hi"), c.cancel, nil)
+			r := drvtest.Run(t, fake(t, c.script, mods...), request("hi"), drvtest.Opts{CancelAfter: c.cancel})
 			if c.cancel > 0 && r.AfterCancel > 3*time.Second {
 				t.Errorf("Run returned %v after the cancel", r.AfterCancel)
 			}
@@ -259,8 +259,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestSinkError(t *testing.T) {
-	sink := &adaptertest.RecordingSink{FailAfter: 3}
-	r := drvtest.Run(t, fake(t, fakecli.Script{Steps: []fakecli.Step{{Stdout: partial}, {Stall: true}}}), request("hi"), 0, sink)
+	r := drvtest.Run(t, fake(t, fakecli.Script{Steps: []fakecli.Step{{Stdout: partial}, {Stall: true}}}), request("hi"), drvtest.Opts{FailAfter: 3})
 	if r.Err == nil {
 		t.Fatal("no error from a failing sink")
 	}

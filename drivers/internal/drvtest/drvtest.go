@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -22,39 +23,74 @@ import (
 type Result struct {
 	Resp    driver.Response
 	Err     error
-	Sink    *adaptertest.RecordingSink
+	Sink    *SnapSink
 	Elapsed time.Duration
-	// Returned is how long Run took after the cancel, when cancelled.
+	// AfterCancel is how long Run took after the cancel, when cancelled;
+	// AtCancel the stdout bytes emitted when the context was cancelled.
 	AfterCancel time.Duration
+	AtCancel    string
 	PID         int
 }
 
-// Run runs d with req, cancelling after cancelAfter when positive, and
-// checks the validators, that the stdout chunks concatenate to the raw
-// stdout, that no goroutine outlives Run and that the child's process group
-// is gone.
-func Run(t *testing.T, d driver.Driver, req driver.Request, cancelAfter time.Duration, sink *adaptertest.RecordingSink) Result {
+// Opts are the options of Run.
+type Opts struct {
+	// CancelAfter cancels the run after that long; CancelWhen cancels it
+	// CancelDelay after a value arrives (or the channel is closed).
+	CancelAfter time.Duration
+	CancelWhen  <-chan int
+	CancelDelay time.Duration
+	// FailAfter makes the sink fail after that many emissions.
+	FailAfter int
+}
+
+// Run runs d with req and checks the validators, that the stdout chunks
+// concatenate to the raw stdout, that no goroutine outlives Run and that the
+// child's process group is gone.
+func Run(t *testing.T, d driver.Driver, req driver.Request, o Opts) Result {
 	t.Helper()
-	if sink == nil {
-		sink = &adaptertest.RecordingSink{}
-	}
+	sink := NewSnapSink()
+	sink.FailAfter = o.FailAfter
 	before := runtime.NumGoroutine()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var cancelledAt atomic.Int64
-	if cancelAfter > 0 {
-		timer := time.AfterFunc(cancelAfter, func() {
-			cancelledAt.Store(time.Now().UnixNano())
-			cancel()
-		})
+	var atCancel atomic.Value
+	doCancel := func() {
+		atCancel.Store(sink.Stdout())
+		cancelledAt.Store(time.Now().UnixNano())
+		cancel()
+	}
+	stop := make(chan struct{})
+	var helper sync.WaitGroup
+	if o.CancelAfter > 0 {
+		timer := time.AfterFunc(o.CancelAfter, doCancel)
 		defer timer.Stop()
+	}
+	if o.CancelWhen != nil {
+		helper.Add(1)
+		go func() {
+			defer helper.Done()
+			select {
+			case <-o.CancelWhen:
+			case <-stop:
+				return
+			}
+			select {
+			case <-time.After(o.CancelDelay):
+				doCancel()
+			case <-stop:
+			}
+		}()
 	}
 	start := time.Now()
 	resp, err := d.Run(ctx, req, sink)
 	end := time.Now()
+	close(stop)
+	helper.Wait()
 	r := Result{Resp: resp, Err: err, Sink: sink, Elapsed: end.Sub(start)}
 	if at := cancelledAt.Load(); at != 0 {
 		r.AfterCancel = end.Sub(time.Unix(0, at))
+		r.AtCancel, _ = atCancel.Load().(string)
 	}
 	var capability driver.StreamCapability
 	if ss, ok := d.(driver.StreamSupport); ok {
@@ -65,7 +101,7 @@ func Run(t *testing.T, d driver.Driver, req driver.Request, cancelAfter time.Dur
 		codec = cp.SessionCodec()
 	}
 	if vs := sink.Check(req.Streaming, capability, resp, err, codec); len(vs) > 0 {
-		if !(errors.Is(err, adaptertest.ErrSinkFailed) && sink.FailAfter > 0) {
+		if !errors.Is(err, adaptertest.ErrSinkFailed) {
 			t.Errorf("violations:\n%s", vs)
 		}
 	}
@@ -85,6 +121,9 @@ func Run(t *testing.T, d driver.Driver, req driver.Request, cancelAfter time.Dur
 		buf = buf[:runtime.Stack(buf, true)]
 		t.Errorf("%d goroutines left after Run:\n%s", n-before, buf)
 	}
+	if resp.RawStreams != nil && !strings.HasPrefix(resp.RawStreams.Stdout, r.AtCancel) {
+		t.Errorf("the raw stdout lost bytes emitted before the cancel")
+	}
 	if r.PID > 0 {
 		if err := syscall.Kill(-r.PID, 0); !errors.Is(err, syscall.ESRCH) {
 			t.Errorf("process group %d still exists after Run (kill 0: %v)", r.PID, err)
@@ -94,7 +133,7 @@ func Run(t *testing.T, d driver.Driver, req driver.Request, cancelAfter time.Dur
 }
 
 // Stdout concatenates the stdout chunk events recorded by sink.
-func Stdout(sink *adaptertest.RecordingSink) string {
+func Stdout(sink *SnapSink) string {
 	var b strings.Builder
 	for _, ev := range sink.Events {
 		if ev.Type == driver.RunEventChunk && ev.Stream == driver.StreamStdout {
