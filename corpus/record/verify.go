@@ -117,6 +117,9 @@ func canonicalModelUsage(b []byte) []byte {
 // its shutdown races with a signal (codex 0.58 on SIGINT).
 var racyStderr = regexp.MustCompile(`(?m)^.*sending into a closed channel.*\n`)
 
+// bytesField is the body size in requests.jsonl.
+var bytesField = regexp.MustCompile(`"bytes":\d+`)
+
 // seqField numbers requests; side requests shift it.
 var seqField = regexp.MustCompile(`(?m)^\{"seq":\d+,`)
 
@@ -201,6 +204,8 @@ func VerifyScratch(want, got string, match *regexp.Regexp, gotScratch string) (s
 		case "requests.jsonl":
 			a, b = sideRequestLine.ReplaceAll(a, nil), sideRequestLine.ReplaceAll(b, nil)
 			a, b = seqField.ReplaceAll(a, []byte(`{"seq":0,`)), seqField.ReplaceAll(b, []byte(`{"seq":0,`))
+			// Body sizes follow the length of the scratch paths in them.
+			a, b = bytesField.ReplaceAll(a, []byte(`"bytes":0`)), bytesField.ReplaceAll(b, []byte(`"bytes":0`))
 		}
 		a, b = Normalize(a), Normalize(b)
 		a, b = claudeTaskIDs.ReplaceAll(a, []byte("${1}<ID>")), claudeTaskIDs.ReplaceAll(b, []byte("${1}<ID>"))
