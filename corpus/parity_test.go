@@ -43,9 +43,9 @@ func TestReplayMatchesParse(t *testing.T) {
 					stdin = bytes.NewReader(c.Stdin)
 				}
 				if stdin == nil {
-					return appserver.ParseSession(nil, bytes.NewReader(c.Stdout), bytes.NewReader(c.Stderr), sink, appserver.Options{Streaming: true, SessionData: sessionData(c)}, out)
+					return appserver.ParseSession(nil, bytes.NewReader(c.Stdout), bytes.NewReader(c.Stderr), sink, appServerParity(c), out)
 				}
-				return appserver.ParseSession(stdin, bytes.NewReader(c.Stdout), bytes.NewReader(c.Stderr), sink, appserver.Options{Streaming: true, SessionData: sessionData(c)}, out)
+				return appserver.ParseSession(stdin, bytes.NewReader(c.Stdout), bytes.NewReader(c.Stderr), sink, appServerParity(c), out)
 			}
 		default:
 			continue
@@ -81,4 +81,10 @@ func sameJSON(t *testing.T, a, b any) bool {
 		t.Fatal(err)
 	}
 	return bytes.Equal(x, y)
+}
+
+func appServerParity(c *Case) appserver.Options {
+	o := AppServerOptions(c)
+	o.Streaming = true
+	return o
 }

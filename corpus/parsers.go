@@ -3,6 +3,7 @@ package corpus
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/agentwire/agentwire/driver"
@@ -74,6 +75,23 @@ func sessionData(c *Case) map[string]string {
 
 // endAt points the sink at the end of stdout for what Finish emits.
 func endAt(sink *Sink, raw int) { sink.At(int64(raw), 0) }
+
+// AppServerOptions returns the appserver parser options a case implies:
+// codex releases before 0.59 have no turn/completed and end a turn with
+// codex/event/task_complete, which only Options.LegacyTurnEnd accepts.
+func AppServerOptions(c *Case) appserver.Options {
+	return appserver.Options{SessionData: sessionData(c), LegacyTurnEnd: legacyAppServer(c.Meta.Version)}
+}
+
+// legacyAppServer reports whether a codex version predates turn/completed
+// (observed: 0.58.0 lacks it, 0.169.0 has it).
+func legacyAppServer(version string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major == 0 && minor < 59
+}
 
 // ClaudeOptions returns the claude parser options a case's argv implies.
 func ClaudeOptions(c *Case) claude.Options {
@@ -228,7 +246,8 @@ func parseClaude(in Input, sink *Sink) Parsed {
 
 func parseAppServer(in Input, sink *Sink) Parsed {
 	c := in.Case
-	opts := appserver.Options{Streaming: in.Streaming, SessionData: sessionData(c)}
+	opts := AppServerOptions(c)
+	opts.Streaming = in.Streaming
 	p := appserver.New(sink, opts)
 	out := in.Outcome
 	var sinkErr error
