@@ -104,7 +104,8 @@ func TestReplay(t *testing.T) {
 
 func TestFaults(t *testing.T) {
 	cases := []struct {
-		name   string
+		name string
+		// the run is cancelled 200ms after the partial output, when cancel
 		script fakecli.Script
 		cancel time.Duration
 		mod    func(*claude.Config)
@@ -154,7 +155,7 @@ func TestFaults(t *testing.T) {
 			if c.mod != nil {
 				mods = append(mods, c.mod)
 			}
-			r := drvtest.Run(t, fake(t, c.script, mods...), request("hi"), drvtest.Opts{CancelAfter: c.cancel})
+			r := drvtest.Run(t, fake(t, c.script, mods...), request("hi"), drvtest.Opts{CancelOnStdout: onStdout(c.cancel), CancelDelay: 200 * time.Millisecond})
 			if c.cancel > 0 && r.AfterCancel > 3*time.Second {
 				t.Errorf("Run returned %v after the cancel", r.AfterCancel)
 			}
@@ -237,7 +238,7 @@ func TestInteractiveCancelInterrupts(t *testing.T) {
 		{ReadStdin: true},
 	}}
 	d := fake(t, script, func(c *claude.Config) { c.Interactive, c.Grace = true, 2*time.Second })
-	r := drvtest.Run(t, d, request("Write a long essay."), drvtest.Opts{CancelAfter: 1500 * time.Millisecond})
+	r := drvtest.Run(t, d, request("Write a long essay."), drvtest.Opts{CancelOnStdout: "Working on it", CancelDelay: 100 * time.Millisecond})
 	if r.AfterCancel > 3*time.Second {
 		t.Errorf("Run returned %v after the cancel", r.AfterCancel)
 	}
@@ -280,4 +281,11 @@ func TestArgv(t *testing.T) {
 	if c := d.StreamCapability(); !c.TokenLevel || !c.ToolCallArgs || c.HITL {
 		t.Errorf("capability %+v", c)
 	}
+}
+
+func onStdout(cancel time.Duration) string {
+	if cancel > 0 {
+		return "Working on it"
+	}
+	return ""
 }

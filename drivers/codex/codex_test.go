@@ -169,7 +169,8 @@ func TestArgvAndEnv(t *testing.T) {
 
 func TestFaults(t *testing.T) {
 	cases := []struct {
-		name   string
+		name string
+		// the run is cancelled 200ms after the partial output, when cancel
 		script fakecli.Script
 		mod    func(*codex.Config)
 		cancel time.Duration
@@ -243,7 +244,7 @@ func TestFaults(t *testing.T) {
 			if c.mod != nil {
 				mods = append(mods, c.mod)
 			}
-			r := drvtest.Run(t, fake(t, c.script, mods...), request("hi"), drvtest.Opts{CancelAfter: c.cancel})
+			r := drvtest.Run(t, fake(t, c.script, mods...), request("hi"), drvtest.Opts{CancelOnStdout: onStdout(c.cancel), CancelDelay: 200 * time.Millisecond})
 			if c.cancel > 0 && r.AfterCancel > 3*time.Second {
 				t.Errorf("Run returned %v after the cancel", r.AfterCancel)
 			}
@@ -290,4 +291,11 @@ func TestValidateConfig(t *testing.T) {
 	if _, err := r.Run(t.Context(), req, &adaptertest.RecordingSink{}); err == nil {
 		t.Error("a different request config was accepted")
 	}
+}
+
+func onStdout(cancel time.Duration) string {
+	if cancel > 0 {
+		return "Working on it"
+	}
+	return ""
 }

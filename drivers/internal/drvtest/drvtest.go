@@ -39,6 +39,9 @@ type Opts struct {
 	CancelAfter time.Duration
 	CancelWhen  <-chan int
 	CancelDelay time.Duration
+	// CancelOnStdout cancels the run CancelDelay after the stdout emitted
+	// so far contains it.
+	CancelOnStdout string
 	// FailAfter makes the sink fail after that many emissions.
 	FailAfter int
 }
@@ -65,6 +68,22 @@ func Run(t *testing.T, d driver.Driver, req driver.Request, o Opts) Result {
 	if o.CancelAfter > 0 {
 		timer := time.AfterFunc(o.CancelAfter, doCancel)
 		defer timer.Stop()
+	}
+	if o.CancelOnStdout != "" {
+		ch := make(chan int, 1)
+		o.CancelWhen = ch
+		helper.Add(1)
+		go func() {
+			defer helper.Done()
+			for !strings.Contains(sink.Stdout(), o.CancelOnStdout) {
+				select {
+				case <-stop:
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			ch <- 1
+		}()
 	}
 	if o.CancelWhen != nil {
 		helper.Add(1)
