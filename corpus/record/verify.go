@@ -75,7 +75,7 @@ func untruncated(b []byte) []byte { return bytes.TrimSuffix(b, []byte(unterminat
 
 // elisionTail is the end of a string cut in requests.jsonl: where the cut
 // falls depends on the length of the scratch paths before it.
-var elisionTail = regexp.MustCompile(`[^"]{0,64}…\[\d+ bytes elided\]`)
+var elisionTail = regexp.MustCompile(`(?:[^"\\]|\\.){0,256}…\[\d+ bytes elided\]`)
 
 // messageStartContent is the content of a message_start stream_event line:
 // Claude Code 2.0.50 serialises the event object after its SDK has already
