@@ -30,7 +30,7 @@ var normalisers = []normaliser{
 	{regexp.MustCompile(`\d{4}[-/]\d\d[-/]\d\d`), "<DATE>"},
 	// JSON numbers whose key names a time, a duration, a pid or a cost of
 	// time: durations, emittedAtMs, createdAt, ttft_ms, retry_delay_ms, ...
-	{regexp.MustCompile(`"([A-Za-z_]*(?:[Dd]uration|_ms|Ms|At|_at|[Tt]imestamp|ttft|[Tt]ime|[Dd]elay|[Pp]id|processId|Seconds|_secs?)[A-Za-z_]*)":\s*"?-?\d+(\.\d+)?"?`), `"$1":0`},
+	{regexp.MustCompile(`"([A-Za-z_]*(?:[Dd]uration|_ms|Ms|At|_at|[Tt]imestamp|ttft|[Tt]ime|[Dd]elay|[Pp]id|processId|Seconds|secs|nanos)[A-Za-z_]*)":\s*"?-?\d+(\.\d+)?"?`), `"$1":0`},
 	// Free-text durations (Codex tool output, app-server stderr).
 	{regexp.MustCompile(`(Wall time: )\d+(\.\d+)? seconds`), "${1}0 seconds"},
 	{regexp.MustCompile(`\b\d+(\.\d+)?(ms|µs|s)\b`), "<DUR>"},
@@ -65,6 +65,11 @@ var claudeTasks = regexp.MustCompile(`(?m)^\{"type":"system","subtype":"task_(st
 // claudeTaskIDs are the random ids of those tasks, also used in the name of
 // the file a large tool output is persisted to.
 var claudeTaskIDs = regexp.MustCompile(`("task_id":"|"run_id":"|tool-results/)[0-9a-z-]+`)
+
+// backgroundEvents are codex 0.58's informational legacy notifications
+// ("Snapshots disabled: ..."), sent from another task: their place among
+// the turn's events varies.
+var backgroundEvents = regexp.MustCompile(`(?m)^\{"method":"codex/event/background_event".*\n`)
 
 // unterminatedMark replaces a cut last line (see dropUnterminated).
 const unterminatedMark = "<unterminated last line>\n"
@@ -212,6 +217,7 @@ func VerifyScratch(want, got string, match *regexp.Regexp, gotScratch string) (s
 			a, b = volatileMeta.ReplaceAll(a, nil), volatileMeta.ReplaceAll(b, nil)
 		case "stdout":
 			a, b = mergeOutputDeltas(a), mergeOutputDeltas(b)
+			a, b = backgroundEvents.ReplaceAll(a, nil), backgroundEvents.ReplaceAll(b, nil)
 			a, b = messageStartContent.ReplaceAll(a, []byte(`${1}[]$2`)), messageStartContent.ReplaceAll(b, []byte(`${1}[]$2`))
 			a, b = claudeTasks.ReplaceAll(a, nil), claudeTasks.ReplaceAll(b, nil)
 			a, b = canonicalModelUsage(a), canonicalModelUsage(b)

@@ -16,6 +16,7 @@ func TestNormalize(t *testing.T) {
 		{`"duration_ms":408,"ttft_ms":387,"emittedAtMs":1796008752719`, `"duration_ms":0,"ttft_ms":0,"emittedAtMs":0`},
 		{`"createdAt":1796008755,"input_tokens":120`, `"createdAt":0,"input_tokens":120`},
 		{`Wall time: 0.0123 seconds`, `Wall time: 0 seconds`},
+		{`"duration":{"secs":0,"nanos":48211}`, `"duration":{"secs":0,"nanos":0}`},
 		{`Chunk ID: e9ac78`, `Chunk ID: <ID>`},
 		{`http://127.0.0.1:41234/v1`, `http://127.0.0.1:<PORT>/v1`},
 		{`/tmp/cc-socks/8860.sock`, `/tmp/cc-socks/<PID>.sock`},
