@@ -306,7 +306,15 @@ func mergeOutputDeltas(b []byte) []byte {
 		buf.Write(d.Params.Msg.Chunk)
 	}
 	for key, i := range slot {
-		line, _ := json.Marshal(map[string]string{"merged_output_deltas": key, "output": merged[key].String()})
+		// Under load codex 0.169 drops early output deltas of a large
+		// output (big-output streamed only its last ~900 lines once), so
+		// only the end of the streamed output is compared; the complete
+		// output is in item/completed.
+		tail := merged[key].Bytes()
+		if len(tail) > 2048 {
+			tail = tail[len(tail)-2048:]
+		}
+		line, _ := json.Marshal(map[string]string{"merged_output_deltas": key, "output_tail": string(tail)})
 		out[i] = append(line, '\n')
 	}
 	return bytes.Join(out, nil)

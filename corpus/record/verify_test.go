@@ -90,7 +90,7 @@ func TestMergeOutputDeltas(t *testing.T) {
 	if ma != mb {
 		t.Errorf("differently chunked output not merged alike:\n%s\n%s", ma, mb)
 	}
-	if !strings.Contains(ma, `"output":"abc\n"`) || strings.Count(ma, "\n") != 4 {
+	if !strings.Contains(ma, `"output_tail":"abc\n"`) || strings.Count(ma, "\n") != 4 {
 		t.Errorf("merged = %s", ma)
 	}
 }
