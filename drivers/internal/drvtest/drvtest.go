@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -144,8 +145,8 @@ func Run(t *testing.T, d driver.Driver, req driver.Request, o Opts) Result {
 		t.Errorf("the raw stdout lost bytes emitted before the cancel")
 	}
 	if r.PID > 0 {
-		if err := syscall.Kill(-r.PID, 0); !errors.Is(err, syscall.ESRCH) {
-			t.Errorf("process group %d still exists after Run (kill 0: %v)", r.PID, err)
+		if live := GroupAlive(r.PID, 2*time.Second); len(live) > 0 {
+			t.Errorf("process group %d still has running processes after Run: %v", r.PID, live)
 		}
 	}
 	return r
@@ -170,4 +171,38 @@ func Executable(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// GroupAlive waits up to wait for the process group pgid to have no
+// running member and returns the members still running (pid: command).
+// Zombies, killed processes that init has not reaped yet, do not count.
+func GroupAlive(pgid int, wait time.Duration) []string {
+	deadline := time.Now().Add(wait)
+	for {
+		if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+			return nil
+		}
+		var live []string
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+			if err != nil {
+				continue
+			}
+			// pid (comm) state ppid pgrp ...
+			i := strings.LastIndexByte(string(b), ')')
+			if i < 0 {
+				continue
+			}
+			f := strings.Fields(string(b[i+1:]))
+			if len(f) < 3 || f[0] == "Z" || f[2] != strconv.Itoa(pgid) {
+				continue
+			}
+			live = append(live, e.Name()+": "+string(b[:i+1]))
+		}
+		if len(live) == 0 || time.Now().After(deadline) {
+			return live
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
