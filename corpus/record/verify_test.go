@@ -75,7 +75,7 @@ func TestVerify(t *testing.T) {
 	}
 }
 
-func TestMergeOutputDeltas(t *testing.T) {
+func TestDropOutputDeltas(t *testing.T) {
 	a := "{\"method\":\"item/started\"}\n" +
 		"{\"method\":\"item/commandExecution/outputDelta\",\"params\":{\"itemId\":\"c1\",\"delta\":\"ab\"}}\n" +
 		"{\"method\":\"codex/event/exec_command_output_delta\",\"params\":{\"msg\":{\"call_id\":\"c1\",\"stream\":\"stdout\",\"chunk\":\"YWI=\"}}}\n" +
@@ -86,12 +86,13 @@ func TestMergeOutputDeltas(t *testing.T) {
 		"{\"method\":\"item/commandExecution/outputDelta\",\"params\":{\"itemId\":\"c1\",\"delta\":\"abc\\n\"}}\n" +
 		"{\"method\":\"codex/event/exec_command_output_delta\",\"params\":{\"msg\":{\"call_id\":\"c1\",\"stream\":\"stdout\",\"chunk\":\"YWJjCg==\"}}}\n" +
 		"{\"method\":\"item/completed\"}\n"
-	ma, mb := string(mergeOutputDeltas([]byte(a))), string(mergeOutputDeltas([]byte(b)))
-	if ma != mb {
-		t.Errorf("differently chunked output not merged alike:\n%s\n%s", ma, mb)
+	none := "{\"method\":\"item/started\"}\n{\"method\":\"item/completed\"}\n"
+	ma, mb := string(dropOutputDeltas([]byte(a))), string(dropOutputDeltas([]byte(b)))
+	if ma != none || mb != none {
+		t.Errorf("output deltas not dropped:\n%s\n%s", ma, mb)
 	}
-	if !strings.Contains(ma, `"output_tail":"abc\n"`) || strings.Count(ma, "\n") != 4 {
-		t.Errorf("merged = %s", ma)
+	if got := string(dropOutputDeltas([]byte(none))); got != none {
+		t.Errorf("capture without deltas changed: %s", got)
 	}
 }
 
