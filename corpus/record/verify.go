@@ -87,6 +87,13 @@ var elisionTail = regexp.MustCompile(`(?:[^"\\]|\\.){0,256}…\[\d+ bytes elided
 // appended blocks to it, so it may or may not show the first block.
 var messageStartContent = regexp.MustCompile(`(?m)(^\{"type":"stream_event","event":\{"type":"message_start","message":\{.*?"content":)\[.*?\](,"stop_reason")`)
 
+// assistantStopReason is the stop_reason of a complete Claude assistant
+// line: Claude Code 2.0.50 serialises the message when its content block
+// stops, and whether the message_delta carrying stop_reason has been
+// applied by then is a race (tool-success and resume run-2 showed both
+// "end_turn" and null on an idle machine).
+var assistantStopReason = regexp.MustCompile(`(?m)(^\{"type":"assistant","message":\{.*?"stop_reason":)(null|"[a-z_]*")`)
+
 // dropUnterminated drops a last line without a newline: Claude Code 2.0.50
 // (a node program) exits before a large pending stdout write has drained, so
 // its stdout ends mid-line at a point that depends on timing.
@@ -219,6 +226,7 @@ func VerifyScratch(want, got string, match *regexp.Regexp, gotScratch string) (s
 			a, b = dropOutputDeltas(a), dropOutputDeltas(b)
 			a, b = backgroundEvents.ReplaceAll(a, nil), backgroundEvents.ReplaceAll(b, nil)
 			a, b = messageStartContent.ReplaceAll(a, []byte(`${1}[]$2`)), messageStartContent.ReplaceAll(b, []byte(`${1}[]$2`))
+			a, b = assistantStopReason.ReplaceAll(a, []byte(`${1}"<stop_reason>"`)), assistantStopReason.ReplaceAll(b, []byte(`${1}"<stop_reason>"`))
 			a, b = claudeTasks.ReplaceAll(a, nil), claudeTasks.ReplaceAll(b, nil)
 			a, b = canonicalModelUsage(a), canonicalModelUsage(b)
 			a, b = dropUnterminated(a), dropUnterminated(b)

@@ -185,3 +185,16 @@ func TestVerifyRaces(t *testing.T) {
 		t.Errorf("drift %q, err %v", d, err)
 	}
 }
+
+func TestAssistantStopReasonRace(t *testing.T) {
+	a := `{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"x \"stop_reason\":null"}],"stop_reason":"end_turn","stop_sequence":null}}` + "\n"
+	b := `{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"x \"stop_reason\":null"}],"stop_reason":null,"stop_sequence":null}}` + "\n"
+	na, nb := assistantStopReason.ReplaceAllString(a, `${1}"<stop_reason>"`), assistantStopReason.ReplaceAllString(b, `${1}"<stop_reason>"`)
+	if na == a || na != nb {
+		t.Errorf("stop_reason race not normalised:\n%s\n%s", na, nb)
+	}
+	other := `{"type":"result","stop_reason":"end_turn"}` + "\n"
+	if assistantStopReason.ReplaceAllString(other, "x") != other {
+		t.Errorf("only assistant lines are normalised")
+	}
+}
