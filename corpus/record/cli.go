@@ -78,7 +78,14 @@ func (c CLI) Install(ctx context.Context, cache string) error {
 	if _, err := c.Bin(cache); err == nil {
 		return nil
 	}
-	dir := c.installDir(cache)
+	// npm resolves a relative --prefix against its working directory,
+	// which is dir itself: with a relative cache (the Makefile's default
+	// .cache/npm) the package would land in dir/.cache/npm/... So the
+	// directory is made absolute first.
+	dir, err := filepath.Abs(c.installDir(cache))
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
