@@ -160,9 +160,9 @@ func appendUnescape(dst, s []byte) []byte {
 	for len(s) > 0 {
 		i := bytes.IndexByte(s, '\\')
 		if i < 0 {
-			return appendCoerceUTF8(dst, s)
+			return AppendValidUTF8(dst, s)
 		}
-		dst = appendCoerceUTF8(dst, s[:i])
+		dst = AppendValidUTF8(dst, s[:i])
 		s = s[i+1:]
 		if len(s) == 0 {
 			return dst
@@ -181,7 +181,7 @@ func appendUnescape(dst, s []byte) []byte {
 		case 'f':
 			dst = append(dst, '\f')
 		case 'u':
-			r, ok := hex4(s)
+			r, ok := Hex4(s)
 			if !ok {
 				dst = append(dst, '\\', 'u')
 				continue
@@ -190,7 +190,7 @@ func appendUnescape(dst, s []byte) []byte {
 			if utf16.IsSurrogate(r) {
 				r2, ok2 := rune(0), false
 				if len(s) >= 2 && s[0] == '\\' && s[1] == 'u' {
-					r2, ok2 = hex4(s[2:])
+					r2, ok2 = Hex4(s[2:])
 				}
 				if ok2 {
 					if d := utf16.DecodeRune(r, r2); d != unicode.ReplacementChar {
@@ -211,7 +211,9 @@ func appendUnescape(dst, s []byte) []byte {
 	return dst
 }
 
-func appendCoerceUTF8(dst, s []byte) []byte {
+// AppendValidUTF8 appends s to dst, replacing each invalid UTF-8 sequence
+// with U+FFFD, as encoding/json does when it decodes a string.
+func AppendValidUTF8(dst, s []byte) []byte {
 	if utf8.Valid(s) {
 		return append(dst, s...)
 	}
@@ -227,7 +229,9 @@ func appendCoerceUTF8(dst, s []byte) []byte {
 	return dst
 }
 
-func hex4(s []byte) (rune, bool) {
+// Hex4 decodes the four hexadecimal digits of a \uXXXX escape at the start
+// of s; ok is false when s is shorter or holds a non-hex digit.
+func Hex4(s []byte) (rune, bool) {
 	if len(s) < 4 {
 		return 0, false
 	}

@@ -1,6 +1,8 @@
 package codex
 
 import (
+	"github.com/agentwire/agentwire/internal/jsonguard"
+
 	"bytes"
 	"errors"
 	"unicode/utf16"
@@ -58,7 +60,7 @@ func unquote(raw []byte) (s string, ok bool) {
 		if i < 0 {
 			i = len(body)
 		}
-		out = appendValid(out, body[:i])
+		out = jsonguard.AppendValidUTF8(out, body[:i])
 		body = body[i:]
 		if len(body) == 0 {
 			break
@@ -81,14 +83,14 @@ func unquote(raw []byte) (s string, ok bool) {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
-			r, ok := hex4(body[2:])
+			r, ok := jsonguard.Hex4(body[2:])
 			if !ok {
 				return "", false
 			}
 			body = body[6:]
 			if utf16.IsSurrogate(r) {
 				if len(body) >= 6 && body[0] == '\\' && body[1] == 'u' {
-					if r2, ok := hex4(body[2:]); ok {
+					if r2, ok := jsonguard.Hex4(body[2:]); ok {
 						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
 							out = utf8.AppendRune(out, dec)
 							body = body[6:]
@@ -106,43 +108,4 @@ func unquote(raw []byte) (s string, ok bool) {
 		body = body[2:]
 	}
 	return "", true // the deferred function sets s
-}
-
-// appendValid appends b, replacing each invalid UTF-8 sequence by U+FFFD
-// as encoding/json does.
-func appendValid(out, b []byte) []byte {
-	if utf8.Valid(b) {
-		return append(out, b...)
-	}
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		if r == utf8.RuneError && n == 1 {
-			out = utf8.AppendRune(out, utf8.RuneError)
-		} else {
-			out = append(out, b[:n]...)
-		}
-		b = b[n:]
-	}
-	return out
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
