@@ -1,13 +1,13 @@
 package codex
 
 import (
-	"github.com/agentwire/agentwire/internal/jsonguard"
-
 	"bytes"
 	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/agentwire/agentwire/internal/jsonguard"
 )
 
 // jsonText is a JSON string member decoded by unquote instead of the
