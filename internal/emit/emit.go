@@ -111,11 +111,14 @@ type Emitter struct {
 	// coords are copied onto run.started when it is emitted.
 	runID, threadID, turnID string
 
-	lives   map[key]*life // latest incarnation per provider id
-	reuses  map[key]int
-	opened  int
-	steps   []string // open step names, in order
-	emitted int
+	lives map[key]*life // latest incarnation per provider id
+	slab  []life        // where new lives are allocated, lifeSlab at a time
+
+	itemSlab []driver.TranscriptItem // where the sink's item copies are allocated
+	reuses   map[key]int
+	opened   int
+	steps    []string // open step names, in order
+	emitted  int
 }
 
 // New returns an Emitter writing to sink. Stream payloads are emitted only
@@ -148,9 +151,21 @@ func (e *Emitter) Item(it driver.TranscriptItem) error {
 	if e.err != nil {
 		return e.err
 	}
+	if len(e.transcript) == cap(e.transcript) {
+		// Double: append's growth falls to 1.25x for large slices, which
+		// copies a long transcript about five times over.
+		e.transcript = slices.Grow(e.transcript, max(len(e.transcript), 16))
+	}
 	e.transcript = append(e.transcript, it)
-	item := it
-	if err := e.sink.Emit(driver.RunEvent{Type: driver.RunEventItem, Item: &item}); err != nil {
+	// The sink gets its own copy, so that it cannot change the transcript;
+	// the copies are allocated itemSlab at a time.
+	if len(e.itemSlab) == 0 {
+		e.itemSlab = make([]driver.TranscriptItem, itemSlab)
+	}
+	item := &e.itemSlab[0]
+	e.itemSlab = e.itemSlab[1:]
+	*item = it
+	if err := e.sink.Emit(driver.RunEvent{Type: driver.RunEventItem, Item: item}); err != nil {
 		e.err = err
 	}
 	return e.err
@@ -228,16 +243,18 @@ func (e *Emitter) open(f Family, scope, id string, tmpl driver.StreamPayload) (s
 		return "", err
 	}
 	k := key{f, scope, id}
-	if l := e.lives[k]; l != nil && l.open {
-		return l.emitID, nil
+	prev, seen := e.lives[k]
+	if seen && prev.open {
+		return prev.emitID, nil
 	}
 	emitID := id
-	if _, seen := e.lives[k]; seen {
+	if seen {
 		e.reuses[k]++
 		emitID = id + "#" + strconv.Itoa(e.reuses[k]+1)
 	}
 	e.opened++
-	l := &life{key: k, emitID: emitID, open: true, order: e.opened, parentScope: tmpl.ParentScopeID, parentTool: tmpl.ParentToolCallID, completeArgs: tmpl.Args != nil}
+	l := e.newLife()
+	*l = life{key: k, emitID: emitID, open: true, order: e.opened, parentScope: tmpl.ParentScopeID, parentTool: tmpl.ParentToolCallID, completeArgs: tmpl.Args != nil}
 	e.lives[k] = l
 	if !e.allowed(f) {
 		return emitID, nil
@@ -253,6 +270,23 @@ func (e *Emitter) open(f Family, scope, id string, tmpl driver.StreamPayload) (s
 		p.Kind, p.ToolCallID = driver.StreamToolCallStart, emitID
 	}
 	return emitID, e.send(p)
+}
+
+// lifeSlab is how many lifecycles are allocated together: a long run opens
+// thousands, and one allocation per lifecycle dominated the emitter.
+const lifeSlab = 64
+
+// itemSlab is how many RunEventItem copies are allocated together. A sink
+// that keeps one item keeps its slab alive (at most itemSlab items).
+const itemSlab = 16
+
+func (e *Emitter) newLife() *life {
+	if len(e.slab) == 0 {
+		e.slab = make([]life, lifeSlab)
+	}
+	l := &e.slab[0]
+	e.slab = e.slab[1:]
+	return l
 }
 
 // OpenTool opens a tool call. name must be non-empty (a provider that omits

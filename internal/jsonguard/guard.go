@@ -42,6 +42,7 @@ package jsonguard
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"strconv"
 
@@ -368,6 +369,22 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
+// hasStrSpecial reports whether any of the eight bytes in x is a quote, a
+// backslash or a control character (< 0x20), with the SWAR tests of
+// "Bit Twiddling Hacks": a byte b is zero in v when (v-1) borrows into its
+// top bit while b's own top bit is clear. Bytes >= 0x80 never match. A true
+// result may be spurious for bytes after the first match, which is fine:
+// the caller then scans byte by byte.
+func hasStrSpecial(x uint64) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	return ((q-ones)&^q|(bs-ones)&^bs|(x-ones*0x20)&^x)&highs != 0
+}
+
 // strSpecial marks the bytes a string scan must stop at: the quote, the
 // backslash and the control characters.
 var strSpecial = func() (t [256]bool) {
@@ -384,6 +401,11 @@ var strSpecial = func() (t [256]bool) {
 func scanString(b []byte, i int) (int, error) {
 	i++
 	for {
+		// Eight bytes at a time while none of them is special: string
+		// contents are most of the bytes of an agent stream.
+		for i+8 <= len(b) && !hasStrSpecial(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
 		for i < len(b) && !strSpecial[b[i]] {
 			i++
 		}

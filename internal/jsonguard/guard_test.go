@@ -1,6 +1,7 @@
 package jsonguard
 
 import (
+	"encoding/binary"
 	stdjson "encoding/json"
 	"errors"
 	"strings"
@@ -201,5 +202,52 @@ func TestZeroAllocs(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Fatalf("allocs = %v, want 0", n)
+	}
+}
+
+func TestValueEnd(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		i    int
+		want int
+	}{
+		{`"a\"b",1`, 0, 6},
+		{`{"a":[1,"]"]} ,`, 0, 13},
+		{`[[],{}]x`, 0, 7},
+		{`-12.5e3,`, 0, 7},
+		{`true}`, 0, 4},
+		{`"unterminated`, 0, 13},
+		{`[1,2`, 0, 4},
+		{` x`, 1, 2},
+	} {
+		if got := ValueEnd([]byte(c.in), c.i); got != c.want {
+			t.Errorf("ValueEnd(%q, %d) = %d, want %d", c.in, c.i, got, c.want)
+		}
+	}
+	if got := SkipWS([]byte(" \t\r\n x"), 0); got != 5 {
+		t.Errorf("SkipWS = %d, want 5", got)
+	}
+}
+
+// TestHasStrSpecial: for every byte at every position among eight bytes of
+// every non-special filler, the word test agrees with the byte table.
+func TestHasStrSpecial(t *testing.T) {
+	var w [8]byte
+	for f := range 256 {
+		if strSpecial[f] {
+			continue
+		}
+		for p := range 8 {
+			for c := range 256 {
+				for k := range w {
+					w[k] = byte(f)
+				}
+				w[p] = byte(c)
+				x := binary.LittleEndian.Uint64(w[:])
+				if got := hasStrSpecial(x); got != strSpecial[c] {
+					t.Fatalf("hasStrSpecial(% x) = %v, want %v", w, got, strSpecial[c])
+				}
+			}
+		}
 	}
 }

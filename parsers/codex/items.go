@@ -48,7 +48,15 @@ func (p *Parser) itemEvent(f ndjson.Frame, ph phase) error {
 	// An absent "item" leaves the zero item, whose empty type is reported.
 	p.scratch = wireItem{}
 	ev := wireItemEvent{Item: &p.scratch}
-	if derr := f.Decode(&ev); derr != nil {
+	var derr error
+	if jsonguard.Check(f.Data, ndjson.DefaultMaxDepth) != nil || !fastItemEvent(f.Data, &ev) {
+		// Invalid JSON (for its positioned error) or a shape the fast
+		// decoder leaves to the reflective one.
+		p.scratch = wireItem{}
+		ev = wireItemEvent{Item: &p.scratch}
+		derr = f.Decode(&ev)
+	}
+	if derr != nil {
 		// A future item type may carry fields whose names the union
 		// struct gives another type: keep it as an unknown item rather
 		// than calling it malformed.
@@ -124,10 +132,11 @@ func (p *Parser) message(f ndjson.Frame, fam emit.Family, kind driver.Transcript
 	if fam == emit.Text {
 		p.output = text
 	}
-	if err := p.em.Delta(fam, "", id, text); err != nil {
-		return err
-	}
-	if _, err := p.em.Open(fam, "", id); err != nil { // an empty text still has a lifecycle
+	if text == "" {
+		if _, err := p.em.Open(fam, "", id); err != nil { // an empty text still has a lifecycle
+			return err
+		}
+	} else if err := p.em.Delta(fam, "", id, text); err != nil { // opens it if it is not open
 		return err
 	}
 	if err := p.em.Close(fam, "", id, nil); err != nil {

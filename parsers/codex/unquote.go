@@ -3,9 +3,9 @@ package codex
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/agentwire/agentwire/internal/jsonguard"
 )
@@ -39,7 +39,7 @@ func (t *jsonText) UnmarshalJSON(b []byte) error {
 // raw is not a string literal (null included). raw was validated by the
 // decoder that produced it.
 func unquote(raw []byte) (s string, ok bool) {
-	raw = bytes.Trim(raw, " \t\r\n")
+	raw = trimSpace(raw)
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
@@ -48,19 +48,23 @@ func unquote(raw []byte) (s string, ok bool) {
 	if i < 0 && utf8.Valid(body) {
 		return string(body), true
 	}
-	out := make([]byte, 0, len(body))
-	defer func() {
-		if ok && len(out) > 0 {
-			// out is never written again: share it instead of copying.
-			s = unsafe.String(&out[0], len(out))
-		}
-	}()
+	// A Builder grows without zeroing and String shares its bytes.
+	var out strings.Builder
+	out.Grow(len(body))
+	// Escapes are ASCII, so when the whole body is valid UTF-8 so is every
+	// run between them, and the runs need no check of their own.
+	valid := utf8.Valid(body)
+	var buf [utf8.UTFMax]byte
 	for len(body) > 0 {
 		i := bytes.IndexByte(body, '\\')
 		if i < 0 {
 			i = len(body)
 		}
-		out = jsonguard.AppendValidUTF8(out, body[:i])
+		if valid {
+			out.Write(body[:i])
+		} else {
+			writeValidUTF8(&out, body[:i])
+		}
 		body = body[i:]
 		if len(body) == 0 {
 			break
@@ -71,17 +75,17 @@ func unquote(raw []byte) (s string, ok bool) {
 		}
 		switch c := body[1]; c {
 		case '"', '\\', '/':
-			out = append(out, c)
+			out.WriteByte(c)
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'u':
 			r, ok := jsonguard.Hex4(body[2:])
 			if !ok {
@@ -92,7 +96,7 @@ func unquote(raw []byte) (s string, ok bool) {
 				if len(body) >= 6 && body[0] == '\\' && body[1] == 'u' {
 					if r2, ok := jsonguard.Hex4(body[2:]); ok {
 						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-							out = utf8.AppendRune(out, dec)
+							out.Write(utf8.AppendRune(buf[:0], dec))
 							body = body[6:]
 							continue
 						}
@@ -100,12 +104,36 @@ func unquote(raw []byte) (s string, ok bool) {
 				}
 				r = utf8.RuneError
 			}
-			out = utf8.AppendRune(out, r)
+			out.Write(utf8.AppendRune(buf[:0], r))
 			continue
 		default:
 			return "", false
 		}
 		body = body[2:]
 	}
-	return "", true // the deferred function sets s
+	return out.String(), true
 }
+
+// writeValidUTF8 writes s with every invalid UTF-8 sequence replaced by
+// U+FFFD, as jsonguard.AppendValidUTF8 does (which allocates only for
+// invalid input, which is rare).
+func writeValidUTF8(out *strings.Builder, s []byte) {
+	if utf8.Valid(s) {
+		out.Write(s)
+		return
+	}
+	out.Write(jsonguard.AppendValidUTF8(nil, s))
+}
+
+// trimSpace trims JSON whitespace.
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

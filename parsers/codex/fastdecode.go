@@ -1,0 +1,537 @@
+package codex
+
+import (
+	"github.com/agentwire/agentwire/internal/jsonguard"
+)
+
+// The item events are nearly all of a codex stream's bytes (command output
+// and agent text), so they get a hand-written decoder: one validating pass
+// (jsonguard.Check) and one walk that unquotes each string member once,
+// instead of the reflective decoder, which scans every string twice and
+// copies it on the way. It is an accelerator, not a second semantics:
+//
+//   - it handles the shape every codex release writes: exact member names,
+//     each at most once, values of the field's type or null;
+//   - on anything else it gives up (returns false) and the caller runs the
+//     reflective decoder, whose behaviour (encoding/json's: case-insensitive
+//     names, last duplicate wins, type errors) is then the only one. It
+//     gives up on a member name with an escape, a non-ASCII byte or a case
+//     variant of a field name; on a duplicate member; on a value of the
+//     wrong type; on a number that is not a plain integer fitting an int;
+//     on a null element of changes or items.
+//
+// FuzzItemDecode and TestFastItemDecode check that whenever it does not
+// give up, the reflective decoder succeeds with an equal result.
+
+// itemField numbers the members of wireItem, for the duplicate check.
+type itemField uint8
+
+const (
+	fNone itemField = iota
+	fID
+	fType
+	fText
+	fCommand
+	fAggregatedOutput
+	fExitCode
+	fStatus
+	fChanges
+	fServer
+	fTool
+	fArguments
+	fResult
+	fError
+	fQuery
+	fAction
+	fItems
+	fMessage
+	fCount
+)
+
+func itemFieldOf(name []byte) itemField {
+	switch string(name) {
+	case "id":
+		return fID
+	case "type":
+		return fType
+	case "text":
+		return fText
+	case "command":
+		return fCommand
+	case "aggregated_output":
+		return fAggregatedOutput
+	case "exit_code":
+		return fExitCode
+	case "status":
+		return fStatus
+	case "changes":
+		return fChanges
+	case "server":
+		return fServer
+	case "tool":
+		return fTool
+	case "arguments":
+		return fArguments
+	case "result":
+		return fResult
+	case "error":
+		return fError
+	case "query":
+		return fQuery
+	case "action":
+		return fAction
+	case "items":
+		return fItems
+	case "message":
+		return fMessage
+	}
+	return fNone
+}
+
+var itemFieldNames = [...]string{"id", "type", "text", "command", "aggregated_output", "exit_code",
+	"status", "changes", "server", "tool", "arguments", "result", "error", "query", "action", "items", "message"}
+
+// plainName reports whether an unknown member name can be skipped: it has
+// no escape and no non-ASCII byte (either could spell a field name, or a
+// Unicode case fold of one, such as the Kelvin sign for k) and is not an
+// ASCII case variant of one of names, which encoding/json would match.
+func plainName(name []byte, names ...string) bool {
+	for _, c := range name {
+		if c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	for _, n := range names {
+		if asciiEqualFold(name, n) {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		c, d := b[i], s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != d {
+			return false
+		}
+	}
+	return true
+}
+
+// member reads the member name at b[i] (a quote) and the colon after it;
+// it returns the raw name (quotes excluded) and the index of the value.
+func member(b []byte, i int) (name []byte, v int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, false
+	}
+	end := jsonguard.ValueEnd(b, i)
+	if end < i+2 || end > len(b) {
+		return nil, 0, false
+	}
+	name = b[i+1 : end-1]
+	v = jsonguard.SkipWS(b, end)
+	if v >= len(b) || b[v] != ':' {
+		return nil, 0, false
+	}
+	v = jsonguard.SkipWS(b, v+1)
+	if v >= len(b) {
+		return nil, 0, false
+	}
+	return name, v, true
+}
+
+// next steps past a value ending at end to the next member: more is true
+// after a comma (i is then the next name), false at the closing brace (i
+// is just past it).
+func next(b []byte, end int) (i int, more, ok bool) {
+	i = jsonguard.SkipWS(b, end)
+	if i >= len(b) {
+		return 0, false, false
+	}
+	switch b[i] {
+	case ',':
+		return jsonguard.SkipWS(b, i+1), true, true
+	case '}':
+		return i + 1, false, true
+	}
+	return 0, false, false
+}
+
+// openObject checks for '{' at b[i] and returns the index of its first
+// member name; empty is true for "{}" (i is then just past it).
+func openObject(b []byte, i int) (j int, empty, ok bool) {
+	if i >= len(b) || b[i] != '{' {
+		return 0, false, false
+	}
+	j = jsonguard.SkipWS(b, i+1)
+	if j < len(b) && b[j] == '}' {
+		return j + 1, true, true
+	}
+	return j, false, true
+}
+
+func isNull(b []byte, i int) bool { return string(b[i:min(i+4, len(b))]) == "null" }
+
+// fastItemEvent decodes a line that jsonguard.Check accepted into ev,
+// whose Item points at a zero wireItem, as Decode would. It returns false
+// when the line is outside the shape it handles (see above); ev is then in
+// an unspecified state and the caller must reset it and decode again.
+func fastItemEvent(b []byte, ev *wireItemEvent) bool {
+	i, empty, ok := openObject(b, jsonguard.SkipWS(b, 0))
+	if !ok {
+		return false
+	}
+	if empty {
+		return true
+	}
+	seen := false
+	for {
+		name, v, ok := member(b, i)
+		if !ok {
+			return false
+		}
+		var end int
+		switch {
+		case string(name) == "item":
+			if seen {
+				return false
+			}
+			seen = true
+			if isNull(b, v) {
+				ev.Item = nil
+				end = v + 4
+			} else if end, ok = fastItem(b, v, ev.Item); !ok {
+				return false
+			}
+		case !plainName(name, "item"):
+			return false
+		default:
+			end = jsonguard.ValueEnd(b, v)
+		}
+		var more bool
+		if i, more, ok = next(b, end); !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+// fastItem decodes the item object at b[i] into it and returns the index
+// just past it.
+func fastItem(b []byte, i int, it *wireItem) (int, bool) {
+	i, empty, ok := openObject(b, i)
+	if !ok {
+		return 0, false
+	}
+	if empty {
+		return i, true
+	}
+	var seen [fCount]bool
+	for {
+		name, v, ok := member(b, i)
+		if !ok {
+			return 0, false
+		}
+		fld := itemFieldOf(name)
+		if fld == fNone {
+			if !plainName(name, itemFieldNames[:]...) {
+				return 0, false
+			}
+		} else if seen[fld] {
+			return 0, false
+		}
+		seen[fld] = true
+		end := jsonguard.ValueEnd(b, v)
+		val := b[v:end]
+		null := string(val) == "null"
+		switch fld {
+		case fID:
+			ok = setString(&it.ID, val, null)
+		case fType:
+			switch {
+			case null:
+			case val[0] == '"':
+				it.Type = itemType(val)
+			default:
+				ok = false
+			}
+		case fText:
+			ok = setText(&it.Text, val, null)
+		case fCommand:
+			ok = setString(&it.Command, val, null)
+		case fAggregatedOutput:
+			ok = setText(&it.AggregatedOutput, val, null)
+		case fExitCode:
+			if null {
+				it.ExitCode = nil
+			} else {
+				var n int
+				if n, ok = plainInt(val); ok {
+					it.ExitCode = &n
+				}
+			}
+		case fStatus:
+			ok = setString(&it.Status, val, null)
+		case fChanges:
+			ok = fastChanges(val, null, &it.Changes)
+		case fServer:
+			ok = setString(&it.Server, val, null)
+		case fTool:
+			ok = setString(&it.Tool, val, null)
+		case fArguments:
+			// The raw members are read during this Feed call only (anyOf
+			// decodes them into fresh values), so they alias the line.
+			it.Arguments = val
+		case fResult:
+			it.Result = val
+		case fError:
+			it.Error = val
+		case fQuery:
+			ok = setString(&it.Query, val, null)
+		case fAction:
+			it.Action = val
+		case fItems:
+			ok = fastTodos(val, null, &it.Items)
+		case fMessage:
+			ok = setString(&it.Message, val, null)
+		}
+		if !ok {
+			return 0, false
+		}
+		var more bool
+		if i, more, ok = next(b, end); !ok {
+			return 0, false
+		}
+		if !more {
+			return i, true
+		}
+	}
+}
+
+// setString stores a string member; null leaves the field unchanged, as
+// encoding/json does for a non-pointer string.
+func setString(dst *string, val []byte, null bool) bool {
+	if null {
+		return true
+	}
+	s, ok := unquote(val)
+	if ok {
+		*dst = s
+	}
+	return ok
+}
+
+// setText stores a jsonText member: null is the empty string, as its
+// UnmarshalJSON says.
+func setText(dst *jsonText, val []byte, null bool) bool {
+	if null {
+		*dst = ""
+		return true
+	}
+	s, ok := unquote(val)
+	if ok {
+		*dst = jsonText(s)
+	}
+	return ok
+}
+
+// itemType decodes the type member, sharing the constant for the known
+// types instead of allocating.
+func itemType(val []byte) string {
+	switch string(val[1 : len(val)-1]) {
+	case itAgentMessage:
+		return itAgentMessage
+	case itReasoning:
+		return itReasoning
+	case itCommandExecution:
+		return itCommandExecution
+	case itFileChange:
+		return itFileChange
+	case itMCPToolCall:
+		return itMCPToolCall
+	case itWebSearch:
+		return itWebSearch
+	case itTodoList:
+		return itTodoList
+	case itError:
+		return itError
+	}
+	s, _ := unquote(val)
+	return s
+}
+
+// plainInt parses an integer literal without fraction or exponent that
+// fits an int.
+func plainInt(val []byte) (int, bool) {
+	neg := false
+	if len(val) > 0 && val[0] == '-' {
+		neg, val = true, val[1:]
+	}
+	if len(val) == 0 || len(val) > 18 { // 18 digits always fit an int64
+		return 0, false
+	}
+	n := 0
+	for _, c := range val {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// elements calls fn for each element of the array val (validated), and
+// fails on a non-array other than null.
+func elements(val []byte, fn func(b []byte, i int) (int, bool)) bool {
+	if len(val) == 0 || val[0] != '[' {
+		return false
+	}
+	i := jsonguard.SkipWS(val, 1)
+	if i < len(val) && val[i] == ']' {
+		return true
+	}
+	for {
+		if i >= len(val) || val[i] != '{' {
+			return false // null and scalar elements go to the reflective decoder
+		}
+		end, ok := fn(val, i)
+		if !ok {
+			return false
+		}
+		i = jsonguard.SkipWS(val, end)
+		if i >= len(val) {
+			return false
+		}
+		switch val[i] {
+		case ',':
+			i = jsonguard.SkipWS(val, i+1)
+		case ']':
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// fields walks the members of the object at b[i], calling set for each
+// with its raw name and value; set reports false to give up.
+func fields(b []byte, i int, names []string, set func(name, val []byte) bool) (int, bool) {
+	i, empty, ok := openObject(b, i)
+	if !ok {
+		return 0, false
+	}
+	if empty {
+		return i, true
+	}
+	var seen uint32 // one bit per name
+	for {
+		name, v, ok := member(b, i)
+		if !ok {
+			return 0, false
+		}
+		k := -1
+		for j, n := range names {
+			if string(name) == n {
+				k = j
+			}
+		}
+		if k < 0 {
+			if !plainName(name, names...) {
+				return 0, false
+			}
+		} else if seen&(1<<k) != 0 {
+			return 0, false
+		} else {
+			seen |= 1 << k
+		}
+		end := jsonguard.ValueEnd(b, v)
+		if k >= 0 && !set(name, b[v:end]) {
+			return 0, false
+		}
+		var more bool
+		if i, more, ok = next(b, end); !ok {
+			return 0, false
+		}
+		if !more {
+			return i, true
+		}
+	}
+}
+
+var changeNames = []string{"path", "kind", "diff"}
+
+func fastChanges(val []byte, null bool, dst *[]wireChange) bool {
+	if null {
+		*dst = nil
+		return true
+	}
+	cs := []wireChange{}
+	ok := elements(val, func(b []byte, i int) (int, bool) {
+		var c wireChange
+		end, ok := fields(b, i, changeNames, func(name, v []byte) bool {
+			null := string(v) == "null"
+			switch string(name) {
+			case "path":
+				return setString(&c.Path, v, null)
+			case "kind":
+				return setString(&c.Kind, v, null)
+			}
+			if null {
+				c.Diff = nil
+				return true
+			}
+			s, ok := unquote(v)
+			c.Diff = &s
+			return ok
+		})
+		cs = append(cs, c)
+		return end, ok
+	})
+	*dst = cs
+	return ok
+}
+
+var todoNames = []string{"text", "completed"}
+
+func fastTodos(val []byte, null bool, dst *[]wireTodo) bool {
+	if null {
+		*dst = nil
+		return true
+	}
+	ts := []wireTodo{}
+	ok := elements(val, func(b []byte, i int) (int, bool) {
+		var t wireTodo
+		end, ok := fields(b, i, todoNames, func(name, v []byte) bool {
+			null := string(v) == "null"
+			if string(name) == "text" {
+				return setString(&t.Text, v, null)
+			}
+			switch string(v) {
+			case "true":
+				t.Completed = true
+			case "false":
+				t.Completed = false
+			case "null":
+			default:
+				return false
+			}
+			return true
+		})
+		ts = append(ts, t)
+		return end, ok
+	})
+	*dst = ts
+	return ok
+}

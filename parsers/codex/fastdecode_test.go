@@ -1,0 +1,180 @@
+package codex
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/ndjson"
+)
+
+// diffFastItem is the oracle of the fast item decoder: when it accepts a
+// line, the reflective decoder must accept it too and decode an equal
+// event. It reports whether the fast decoder accepted the line.
+func diffFastItem(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, line []byte) bool {
+	t.Helper()
+	if jsonguard.Check(line, ndjson.DefaultMaxDepth) != nil {
+		return false
+	}
+	var fast wireItem
+	evFast := wireItemEvent{Item: &fast}
+	if !fastItemEvent(line, &evFast) {
+		return false
+	}
+	var slow wireItem
+	evSlow := wireItemEvent{Item: &slow}
+	if err := jsonguard.Unmarshal(line, &evSlow, ndjson.DefaultMaxDepth); err != nil {
+		t.Fatalf("fast decoder accepted %q, the reflective one fails: %v", line, err)
+	}
+	if d := cmp.Diff(evSlow, evFast); d != "" {
+		t.Fatalf("fast and reflective decoders differ on %q (-reflective +fast):\n%s", line, d)
+	}
+	return true
+}
+
+// TestFastItemDecodeCorpus: every item event of every recording takes the
+// fast path, and decodes as the reflective decoder does.
+func TestFastItemDecodeCorpus(t *testing.T) {
+	n := 0
+	for _, c := range corpusCases(t) {
+		sc := bufio.NewScanner(strings.NewReader(c.stdout))
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			line := sc.Bytes()
+			typ, _ := jsonguard.PeekString(line, "type", nil)
+			if !bytes.HasPrefix(typ, []byte("item.")) {
+				continue
+			}
+			n++
+			if !diffFastItem(t, line) {
+				t.Errorf("%s: item event left to the reflective decoder: %.200s", c.name, line)
+			}
+		}
+	}
+	if n < 40 {
+		t.Fatalf("only %d item events in the corpus", n)
+	}
+	t.Logf("%d item events", n)
+}
+
+// TestFastItemDecode pins which shapes take the fast path; every accepted
+// one is checked against the reflective decoder.
+func TestFastItemDecode(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		fast bool
+	}{
+		{`{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"hi"}}`, true},
+		{` { "item" : { "id" : "i" , "type" : "reasoning" , "text" : null } , "type" : "item.started" } `, true},
+		{`{"type":"item.completed","item":null}`, true},
+		{`{"type":"item.completed"}`, true},
+		{`{}`, true},
+		{`{"item":{}}`, true},
+		{`{"type":"item.completed","item":{"id":"c","type":"command_execution","command":"ls","aggregated_output":"a\nb\u00e9\ud83d\ude00\ud800","exit_code":-2,"status":"failed"}}`, true},
+		{`{"item":{"id":"f","type":"file_change","changes":[{"path":"/a","kind":"add"},{"path":"/b","kind":"update","diff":"@@"},{"diff":null}],"status":"completed"}}`, true},
+		{`{"item":{"type":"file_change","changes":[]}}`, true},
+		{`{"item":{"type":"file_change","changes":null}}`, true},
+		{`{"item":{"id":"m","type":"mcp_tool_call","server":"s","tool":"t","arguments":{"a":[1,{"b":"}"}]},"result":null,"error":{"message":"x"}}}`, true},
+		{`{"item":{"id":"w","type":"web_search","query":"q","action":{"type":"search"}}}`, true},
+		{`{"item":{"id":"t","type":"todo_list","items":[{"text":"a","completed":true},{"text":"b","completed":false},{"text":null,"completed":null}]}}`, true},
+		{`{"item":{"id":"e","type":"error","message":"warn"},"extra":[1,2,{"item":3}]}`, true},
+		{`{"item":{"id":"x","type":"collab_tool_call","sender_thread_id":"t","receiver_thread_ids":["u"]}}`, true},
+		{`{"item":{"id":"i","type":"agent_mess\u0061ge","text":"\"q\"\\\/\b\f\r\t"}}`, true},
+		{"{\"item\":{\"id\":\"i\",\"type\":\"agent_message\",\"text\":\"\xff\xfe raw \xe2\x80\xa8\"}}", true},
+		{`{"item":{"exit_code":123456789012345678}}`, true},
+
+		// Left to the reflective decoder.
+		{`{"Item":{"id":"i"}}`, false},
+		{`{"item":{"ID":"i"}}`, false},
+		{`{"item":{"Text":"i"}}`, false},
+		{`{"it\u0065m":{"id":"i"}}`, false},
+		{`{"item":{"\u0069d":"i"}}`, false},
+		{"{\"item\":{\"\xe2\x84\xaa\":\"i\"}}", false},
+		{`{"item":{"id":"a","id":"b"}}`, false},
+		{`{"item":{},"item":null}`, false},
+		{`{"item":{"exit_code":1.0}}`, false},
+		{`{"item":{"exit_code":1e2}}`, false},
+		{`{"item":{"exit_code":"1"}}`, false},
+		{`{"item":{"exit_code":1234567890123456789}}`, false},
+		{`{"item":{"text":1}}`, false},
+		{`{"item":{"id":true}}`, false},
+		{`{"item":{"type":1}}`, false},
+		{`{"item":{"changes":{}}}`, false},
+		{`{"item":{"changes":[null]}}`, false},
+		{`{"item":{"changes":[{"path":1}]}}`, false},
+		{`{"item":{"changes":[{"path":"a","PATH":"b"}]}}`, false},
+		{`{"item":{"items":[{"completed":"yes"}]}}`, false},
+		{`{"item":[]}`, false},
+		{`{"item":"x"}`, false},
+		{`[]`, false},
+		{`{"item":{"id":"i"`, false}, // not JSON: Check fails first
+	} {
+		if got := diffFastItem(t, []byte(c.line)); got != c.fast {
+			t.Errorf("fast path on %s: %v, want %v", c.line, got, c.fast)
+		}
+	}
+}
+
+// TestFastItemDecodeProperty generates item events from a grammar that
+// mixes the real shape with every irregularity the fast decoder must
+// either reproduce or refuse.
+func TestFastItemDecodeProperty(t *testing.T) {
+	str := rapid.SampledFrom([]string{`""`, `"x"`, `"a\nb"`, `"\u00e9\ud83d\ude00"`, `"\ud800"`, "\"\xff\"", `"\"\\"`, `null`, `1`, `true`, `[]`, `{}`})
+	keys := []string{"id", "type", "text", "command", "aggregated_output", "exit_code", "status", "changes", "server", "tool",
+		"arguments", "result", "error", "query", "action", "items", "message", "ID", "Type", "other", "t\\u0065xt", "path", "kind", "diff", "completed"}
+	var value func(t *rapid.T, depth int) string
+	value = func(t *rapid.T, depth int) string {
+		switch k := rapid.IntRange(0, 6).Draw(t, "kind"); {
+		case k == 0:
+			return rapid.SampledFrom([]string{`0`, `-7`, `12`, `1.5`, `1e3`, `99999999999999999999`, `true`, `false`}).Draw(t, "scalar")
+		case k <= 2 || depth > 2:
+			return str.Draw(t, "str")
+		case k <= 4:
+			n := rapid.IntRange(0, 3).Draw(t, "n")
+			parts := make([]string, n)
+			for i := range parts {
+				parts[i] = value(t, depth+1)
+			}
+			return "[" + strings.Join(parts, ",") + "]"
+		default:
+			n := rapid.IntRange(0, 4).Draw(t, "n")
+			parts := make([]string, n)
+			for i := range parts {
+				parts[i] = fmt.Sprintf(`"%s":%s`, rapid.SampledFrom(keys).Draw(t, "key"), value(t, depth+1))
+			}
+			return "{" + strings.Join(parts, ",") + "}"
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 8).Draw(t, "members")
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf(`"%s" : %s`, rapid.SampledFrom(keys).Draw(t, "key"), value(t, 1))
+		}
+		item := "{" + strings.Join(parts, " , ") + "}"
+		line := fmt.Sprintf(`{"type":"item.completed","item":%s}`, item)
+		diffFastItem(t, []byte(line))
+	})
+}
+
+// FuzzItemDecode is the differential fuzz target of the fast item decoder.
+func FuzzItemDecode(f *testing.F) {
+	for _, s := range []string{lMsg,
+		`{"item":{"id":"f","type":"file_change","changes":[{"path":"/a","kind":"add","diff":null}],"status":"completed"}}`,
+		`{"item":{"id":"m","type":"mcp_tool_call","server":"s","tool":"t","arguments":{"a":1},"result":null}}`,
+		`{"item":{"id":"t","type":"todo_list","items":[{"text":"a","completed":true}]}}`,
+		`{"item":{"id":"c","type":"command_execution","aggregated_output":"\u00e9\n","exit_code":0}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { diffFastItem(t, line) })
+}
