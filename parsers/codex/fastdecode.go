@@ -1,6 +1,9 @@
 package codex
 
 import (
+	"bytes"
+	"unicode/utf8"
+
 	"github.com/agentwire/agentwire/internal/jsonguard"
 )
 
@@ -177,50 +180,65 @@ func openObject(b []byte, i int) (j int, empty, ok bool) {
 	return j, false, true
 }
 
-func isNull(b []byte, i int) bool { return string(b[i:min(i+4, len(b))]) == "null" }
-
-// fastItemEvent decodes a line that jsonguard.Check accepted into ev,
-// whose Item points at a zero wireItem, as Decode would. It returns false
-// when the line is outside the shape it handles (see above); ev is then in
-// an unspecified state and the caller must reset it and decode again.
-func fastItemEvent(b []byte, ev *wireItemEvent) bool {
+// fastEvent walks the top-level object of a line that jsonguard.Check
+// accepted, in one pass: it returns the "type" member's value as
+// ndjson.Frame.Type would (typOK false when it is absent or not a string)
+// and decodes an "item" member into ev, whose Item points at a zero
+// wireItem, as Decode would. fast is false when the line is outside the
+// shape it handles (see above, and: a "type" value with an escape or
+// invalid UTF-8); ev is then in an unspecified state and the caller must
+// reset it and use Type and Decode.
+func fastEvent(b []byte, ev *wireItemEvent) (typ []byte, typOK, fast bool) {
 	i, empty, ok := openObject(b, jsonguard.SkipWS(b, 0))
 	if !ok {
-		return false
+		return nil, false, false
 	}
 	if empty {
-		return true
+		return nil, false, true
 	}
-	seen := false
+	seenItem, seenType := false, false
 	for {
 		name, v, ok := member(b, i)
 		if !ok {
-			return false
+			return nil, false, false
 		}
 		var end int
 		switch {
-		case string(name) == "item":
-			if seen {
-				return false
+		case string(name) == "type":
+			if seenType {
+				return nil, false, false
 			}
-			seen = true
-			if isNull(b, v) {
+			seenType = true
+			end = jsonguard.ValueEnd(b, v)
+			if b[v] == '"' {
+				raw := b[v+1 : end-1]
+				if bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
+					return nil, false, false
+				}
+				typ, typOK = raw, true
+			}
+		case string(name) == "item":
+			if seenItem {
+				return nil, false, false
+			}
+			seenItem = true
+			if b[v] == 'n' { // null: Check accepted the line
 				ev.Item = nil
 				end = v + 4
 			} else if end, ok = fastItem(b, v, ev.Item); !ok {
-				return false
+				return nil, false, false
 			}
 		case !plainName(name, "item"):
-			return false
+			return nil, false, false
 		default:
 			end = jsonguard.ValueEnd(b, v)
 		}
 		var more bool
 		if i, more, ok = next(b, end); !ok {
-			return false
+			return nil, false, false
 		}
 		if !more {
-			return true
+			return typ, typOK, true
 		}
 	}
 }
@@ -250,26 +268,68 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 			return 0, false
 		}
 		seen[fld] = true
-		end := jsonguard.ValueEnd(b, v)
-		val := b[v:end]
-		null := string(val) == "null"
+		var end int
 		switch fld {
-		case fID:
-			ok = setString(&it.ID, val, null)
-		case fType:
-			switch {
-			case null:
-			case val[0] == '"':
-				it.Type = itemType(val)
+		case fID, fType, fText, fCommand, fAggregatedOutput, fStatus, fServer, fTool, fQuery, fMessage:
+			// String members: decoded where they stand, the decoder
+			// finding their end.
+			switch b[v] {
+			case 'n': // null (Check accepted the line)
+				end = v + 4
+				switch fld {
+				case fText:
+					it.Text = ""
+				case fAggregatedOutput:
+					it.AggregatedOutput = ""
+				}
+			case '"':
+				var s string
+				if fld == fType {
+					it.Type, end, ok = itemTypeAt(b, v)
+					break
+				}
+				if s, end, ok = unquoteAt(b, v); !ok {
+					break
+				}
+				switch fld {
+				case fID:
+					it.ID = s
+				case fText:
+					it.Text = jsonText(s)
+				case fCommand:
+					it.Command = s
+				case fAggregatedOutput:
+					it.AggregatedOutput = jsonText(s)
+				case fStatus:
+					it.Status = s
+				case fServer:
+					it.Server = s
+				case fTool:
+					it.Tool = s
+				case fQuery:
+					it.Query = s
+				case fMessage:
+					it.Message = s
+				}
 			default:
 				ok = false
 			}
-		case fText:
-			ok = setText(&it.Text, val, null)
-		case fCommand:
-			ok = setString(&it.Command, val, null)
-		case fAggregatedOutput:
-			ok = setText(&it.AggregatedOutput, val, null)
+			if !ok {
+				return 0, false
+			}
+			var more bool
+			if i, more, ok = next(b, end); !ok {
+				return 0, false
+			}
+			if !more {
+				return i, true
+			}
+			continue
+		}
+		end = jsonguard.ValueEnd(b, v)
+		val := b[v:end]
+		null := string(val) == "null"
+		switch fld {
 		case fExitCode:
 			if null {
 				it.ExitCode = nil
@@ -279,14 +339,8 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 					it.ExitCode = &n
 				}
 			}
-		case fStatus:
-			ok = setString(&it.Status, val, null)
 		case fChanges:
 			ok = fastChanges(val, null, &it.Changes)
-		case fServer:
-			ok = setString(&it.Server, val, null)
-		case fTool:
-			ok = setString(&it.Tool, val, null)
 		case fArguments:
 			// The raw members are read during this Feed call only (anyOf
 			// decodes them into fresh values), so they alias the line.
@@ -295,14 +349,10 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 			it.Result = val
 		case fError:
 			it.Error = val
-		case fQuery:
-			ok = setString(&it.Query, val, null)
 		case fAction:
 			it.Action = val
 		case fItems:
 			ok = fastTodos(val, null, &it.Items)
-		case fMessage:
-			ok = setString(&it.Message, val, null)
 		}
 		if !ok {
 			return 0, false
@@ -330,43 +380,30 @@ func setString(dst *string, val []byte, null bool) bool {
 	return ok
 }
 
-// setText stores a jsonText member: null is the empty string, as its
-// UnmarshalJSON says.
-func setText(dst *jsonText, val []byte, null bool) bool {
-	if null {
-		*dst = ""
-		return true
+// itemTypeAt decodes the type member at b[i] (a quote), sharing the
+// constant for the known types instead of allocating.
+func itemTypeAt(b []byte, i int) (string, int, bool) {
+	if q := bytes.IndexByte(b[i+1:], '"'); q >= 0 {
+		switch string(b[i+1 : i+1+q]) {
+		case itAgentMessage:
+			return itAgentMessage, i + q + 2, true
+		case itReasoning:
+			return itReasoning, i + q + 2, true
+		case itCommandExecution:
+			return itCommandExecution, i + q + 2, true
+		case itFileChange:
+			return itFileChange, i + q + 2, true
+		case itMCPToolCall:
+			return itMCPToolCall, i + q + 2, true
+		case itWebSearch:
+			return itWebSearch, i + q + 2, true
+		case itTodoList:
+			return itTodoList, i + q + 2, true
+		case itError:
+			return itError, i + q + 2, true
+		}
 	}
-	s, ok := unquote(val)
-	if ok {
-		*dst = jsonText(s)
-	}
-	return ok
-}
-
-// itemType decodes the type member, sharing the constant for the known
-// types instead of allocating.
-func itemType(val []byte) string {
-	switch string(val[1 : len(val)-1]) {
-	case itAgentMessage:
-		return itAgentMessage
-	case itReasoning:
-		return itReasoning
-	case itCommandExecution:
-		return itCommandExecution
-	case itFileChange:
-		return itFileChange
-	case itMCPToolCall:
-		return itMCPToolCall
-	case itWebSearch:
-		return itWebSearch
-	case itTodoList:
-		return itTodoList
-	case itError:
-		return itError
-	}
-	s, _ := unquote(val)
-	return s
+	return unquoteAt(b, i)
 }
 
 // plainInt parses an integer literal without fraction or exponent that

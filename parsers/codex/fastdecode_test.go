@@ -27,7 +27,8 @@ func diffFastItem(t interface {
 	}
 	var fast wireItem
 	evFast := wireItemEvent{Item: &fast}
-	if !fastItemEvent(line, &evFast) {
+	typ, typOK, ok := fastEvent(line, &evFast)
+	if !ok {
 		return false
 	}
 	var slow wireItem
@@ -37,6 +38,10 @@ func diffFastItem(t interface {
 	}
 	if d := cmp.Diff(evSlow, evFast); d != "" {
 		t.Fatalf("fast and reflective decoders differ on %q (-reflective +fast):\n%s", line, d)
+	}
+	wantTyp, wantOK := jsonguard.PeekString(line, "type", nil)
+	if typOK != wantOK || string(typ) != string(wantTyp) {
+		t.Fatalf("fast walk reads type %q, %v on %q; PeekString %q, %v", typ, typOK, line, wantTyp, wantOK)
 	}
 	return true
 }
@@ -91,6 +96,15 @@ func TestFastItemDecode(t *testing.T) {
 		{`{"item":{"id":"i","type":"agent_mess\u0061ge","text":"\"q\"\\\/\b\f\r\t"}}`, true},
 		{"{\"item\":{\"id\":\"i\",\"type\":\"agent_message\",\"text\":\"\xff\xfe raw \xe2\x80\xa8\"}}", true},
 		{`{"item":{"exit_code":123456789012345678}}`, true},
+		{`{"type":1,"item":{}}`, true},
+		{`{"Type":"item.completed","item":{"type":"reasoning"}}`, true},
+		{`{"item":{"type":"x\"y","id":"\u0041"},"type":"item.updated"}`, true},
+
+		// Left to Type and the reflective decoder.
+		{`{"type":"item.completed","type":"item.started"}`, false},
+		{`{"t\u0079pe":"item.completed"}`, false},
+		{`{"type":"it\u0065m.completed"}`, false},
+		{"{\"type\":\"item\xff\"}", false},
 
 		// Left to the reflective decoder.
 		{`{"Item":{"id":"i"}}`, false},

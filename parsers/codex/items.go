@@ -44,14 +44,12 @@ func (p *Parser) itemCompleted(f ndjson.Frame) error { return p.itemEvent(f, pha
 
 // itemEvent handles item.started, item.updated and item.completed.
 func (p *Parser) itemEvent(f ndjson.Frame, ph phase) error {
-	// Decode into the parser's scratch item: one allocation less per line.
+	// Feed's one-pass walk decoded the item already (p.fast); otherwise
+	// decode into the parser's scratch item: one allocation less per line.
 	// An absent "item" leaves the zero item, whose empty type is reported.
-	p.scratch = wireItem{}
-	ev := wireItemEvent{Item: &p.scratch}
+	ev := p.fastEv
 	var derr error
-	if jsonguard.Check(f.Data, ndjson.DefaultMaxDepth) != nil || !fastItemEvent(f.Data, &ev) {
-		// Invalid JSON (for its positioned error) or a shape the fast
-		// decoder leaves to the reflective one.
+	if !p.fast {
 		p.scratch = wireItem{}
 		ev = wireItemEvent{Item: &p.scratch}
 		derr = f.Decode(&ev)
@@ -150,12 +148,12 @@ func (p *Parser) message(f ndjson.Frame, fam emit.Family, kind driver.Transcript
 
 // toolArgs is the complete call of a tool item: what tool_call.start and
 // the tool_call transcript item carry.
-func toolArgs(typ string, it *wireItem) map[string]any {
+func toolArgs(typ string, it *wireItem, cs []any) map[string]any {
 	switch typ {
 	case itCommandExecution:
 		return map[string]any{"command": it.Command}
 	case itFileChange:
-		return map[string]any{"changes": changes(it.Changes)}
+		return map[string]any{"changes": cs}
 	case itMCPToolCall:
 		m := map[string]any{"server": it.Server, "tool": it.Tool}
 		if present(it.Arguments) {
@@ -204,7 +202,7 @@ func failedStatus(s string) bool {
 
 // toolResult is the result of a completed tool item: the StreamPayload
 // Result and the tool_result transcript item.
-func toolResult(id, typ string, it *wireItem) (map[string]any, driver.TranscriptItem) {
+func toolResult(id, typ string, it *wireItem, cs []any) (map[string]any, driver.TranscriptItem) {
 	status := it.Status
 	res := map[string]any{}
 	tr := driver.TranscriptItem{Kind: driver.TranscriptToolResult, ToolUseID: id, ToolName: typ, IsError: failedStatus(status)}
@@ -226,7 +224,6 @@ func toolResult(id, typ string, it *wireItem) (map[string]any, driver.Transcript
 			}
 		}
 	case itFileChange:
-		cs := changes(it.Changes)
 		res["changes"] = cs
 		data["changes"] = cs
 	case itMCPToolCall:
@@ -288,12 +285,18 @@ func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase) er
 	if open && ph == phaseUpdated {
 		return p.em.Custom(Provider, evItemUpdated, driver.StreamPayload{ToolCallID: id, Raw: rawOf(f)})
 	}
+	// A file change's list serves the arguments and the result of one
+	// event: both are read-only.
+	var cs []any
+	if typ == itFileChange {
+		cs = changes(it.Changes)
+	}
 	if !open {
 		// The call's first event, or (malformed, already counted) an
 		// event after its completion, which the emitter turns into a new
 		// incarnation "id#2".
 		// One map serves the payload and the item: both are read-only.
-		args := toolArgs(typ, it)
+		args := toolArgs(typ, it, cs)
 		if _, err := p.em.OpenTool("", id, typ, args, "", ""); err != nil {
 			return err
 		}
@@ -304,7 +307,7 @@ func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase) er
 	if ph != phaseCompleted {
 		return nil
 	}
-	res, tr := toolResult(id, typ, it)
+	res, tr := toolResult(id, typ, it, cs)
 	if err := p.em.Close(emit.Tool, "", id, res); err != nil {
 		return err
 	}

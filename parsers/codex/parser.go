@@ -118,6 +118,10 @@ type Parser struct {
 	lastError    string // last top-level error event message
 	items        map[string]itemState
 	scratch      wireItem // the item being decoded
+	// fast: Feed decoded the line's item into fastEv (pointing at scratch)
+	// with the one-pass walk; see fastEvent.
+	fast         bool
+	fastEv       wireItemEvent
 	malformed    int
 	firstProblem string
 	unknown      int
@@ -212,7 +216,7 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	if p.st == stateDone {
 		return p.malformedLine(f, "line after the terminal event")
 	}
-	typ, ok := f.Type()
+	typ, ok := p.peek(f)
 	if !ok {
 		return p.untyped(f)
 	}
@@ -220,6 +224,23 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 		return h(p, f)
 	}
 	return p.unknownEvent(f, string(typ))
+}
+
+// peek returns the line's "type" as f.Type does. A valid line also gets
+// its item decoded in the same walk (see fastEvent), which spares the item
+// events (nearly all the bytes) a pass; any other line is left to Type
+// and, later, Decode.
+func (p *Parser) peek(f ndjson.Frame) ([]byte, bool) {
+	p.fast = false
+	if jsonguard.Check(f.Data, ndjson.DefaultMaxDepth) == nil {
+		p.scratch = wireItem{}
+		p.fastEv = wireItemEvent{Item: &p.scratch}
+		if typ, ok, fast := fastEvent(f.Data, &p.fastEv); fast {
+			p.fast = true
+			return typ, ok
+		}
+	}
+	return f.Type()
 }
 
 // FeedError records a framing error from the line reader (a

@@ -137,3 +137,28 @@ func trimSpace(b []byte) []byte {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// unquoteAt decodes the string literal whose opening quote is b[i], in a
+// line jsonguard.Check accepted, and returns it with the index just past
+// its closing quote. Without an escape (names, ids, most text) the first
+// quote ends the string and one search finds it; with escapes the end is
+// found first, so that the output is allocated once at its final size
+// (growing it as the escapes come would copy a long output many times).
+// ok is false (end unspecified) if b[i] does not start a well-formed
+// literal.
+func unquoteAt(b []byte, i int) (s string, end int, ok bool) {
+	pos := i + 1
+	q := pos + bytes.IndexByte(b[pos:], '"')
+	if q < pos {
+		return "", 0, false
+	}
+	if body := b[pos:q]; bytes.IndexByte(body, '\\') < 0 {
+		if utf8.Valid(body) {
+			return string(body), q + 1, true
+		}
+		return string(jsonguard.AppendValidUTF8(nil, body)), q + 1, true
+	}
+	end = jsonguard.ValueEnd(b, i)
+	s, ok = unquote(b[i:end])
+	return s, end, ok
+}
