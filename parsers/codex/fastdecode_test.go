@@ -114,6 +114,8 @@ func TestFastItemDecode(t *testing.T) {
 		{`{"item":{"\u0069d":"i"}}`, false},
 		{"{\"item\":{\"\xe2\x84\xaa\":\"i\"}}", false},
 		{`{"item":{"id":"a","id":"b"}}`, false},
+		// web_search serializes two ids (see the package doc): the last wins.
+		{`{"type":"item.completed","item":{"id":"item_1","type":"web_search","id":"ws_1","query":"q"}}`, false},
 		{`{"item":{},"item":null}`, false},
 		{`{"item":{"exit_code":1.0}}`, false},
 		{`{"item":{"exit_code":1e2}}`, false},
