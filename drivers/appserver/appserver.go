@@ -34,10 +34,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
-	"reflect"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -158,62 +154,20 @@ func (d *Driver) SessionConfigFingerprint() (string, error) {
 	return driver.CanonicalConfigFingerprint(fingerprintDomain, d.cfg)
 }
 
+// configType resolves, validates and compares Configs.
+var configType = clirun.ConfigType[Config]{Pkg: "appserver", Clone: clone, Validate: validate}
+
 // ValidateConfig validates cfg; nil means the captured configuration.
-func (d *Driver) ValidateConfig(cfg any) error {
-	c, err := d.resolve(cfg)
-	if err != nil {
-		return err
-	}
-	return validate(c)
+func (d *Driver) ValidateConfig(cfg any) error { return configType.ValidateConfig(d.cfg, cfg) }
+
+// base is what c shares with the other drivers' Configs. The thread id
+// goes over JSON-RPC, not on the command line.
+func (c Config) base() clirun.Base {
+	return clirun.Base{Pkg: "appserver", Binary: c.Binary, DefaultBinary: "codex", HomeVar: "CODEX_HOME", Home: c.CodexHome,
+		Env: c.Env, IsolateEnv: c.IsolateEnv, Grace: c.Grace, DefaultGrace: DefaultGrace, MaxLineSize: c.MaxLineSize}
 }
 
-func (d *Driver) resolve(cfg any) (Config, error) {
-	switch c := cfg.(type) {
-	case nil:
-		return d.cfg, nil
-	case Config:
-		return c, nil
-	case *Config:
-		if c == nil {
-			return d.cfg, nil
-		}
-		return *c, nil
-	}
-	return Config{}, fmt.Errorf("appserver: config of type %T, want appserver.Config", cfg)
-}
-
-func validate(c Config) error {
-	if strings.ContainsRune(c.Binary, 0) {
-		return errors.New("appserver: Binary contains NUL")
-	}
-	if err := clirun.CheckEnv("appserver: Env", c.Env); err != nil {
-		return err
-	}
-	if c.Grace < 0 || c.MaxLineSize < 0 {
-		return errors.New("appserver: negative Grace or MaxLineSize")
-	}
-	return nil
-}
-
-func resumeID(req driver.Request) (string, error) {
-	s := req.Session
-	if s == nil {
-		return "", nil
-	}
-	switch s.Mode {
-	case driver.SessionStartNew, driver.SessionStateless:
-		return "", nil
-	case driver.SessionFork:
-		return "", errors.New("appserver: fork is not supported by this driver")
-	}
-	if s.State == nil || s.State.ResumeID == "" {
-		if s.Mode == driver.SessionContinueOnly {
-			return "", errors.New("appserver: continue_only without a session state to resume")
-		}
-		return "", nil
-	}
-	return s.State.ResumeID, nil
-}
+func validate(c Config) error { return c.base().Validate() }
 
 // Command builds the process command without running it.
 func (d *Driver) Command(req driver.Request) (process.Command, error) {
@@ -221,37 +175,19 @@ func (d *Driver) Command(req driver.Request) (process.Command, error) {
 	if err := validate(c); err != nil {
 		return process.Command{}, err
 	}
-	if req.OutputSchema != nil {
-		return process.Command{}, errors.New("appserver: structured output is not supported by this driver")
-	}
-	if _, err := resumeID(req); err != nil {
+	cmd, _, err := c.base().Command(req)
+	if err != nil {
 		return process.Command{}, err
 	}
-	bin := c.Binary
-	if bin == "" {
-		bin = "codex"
-	}
-	cmd := process.Command{Path: bin, Args: append([]string{"app-server"}, c.ExtraArgs...), Dir: req.Workspace.CWD,
-		KeepStdin: true, Grace: c.Grace}
-	if cmd.Grace == 0 {
-		cmd.Grace = DefaultGrace
-	}
-	var home []string
-	if c.CodexHome != "" {
-		home = []string{"CODEX_HOME=" + c.CodexHome}
-	}
-	cmd.Env = clirun.Env(!c.IsolateEnv, home, c.Env)
+	cmd.Args = append([]string{"app-server"}, c.ExtraArgs...)
+	cmd.KeepStdin = true
 	return cmd, nil
 }
 
 // threadParams are the thread/start and thread/resume settings.
 func (d *Driver) threadParams(req driver.Request) map[string]any {
 	m := map[string]any{}
-	model := d.cfg.Model
-	if req.ModelOverride != "" {
-		model = req.ModelOverride
-	}
-	if model != "" {
+	if model := clirun.Model(d.cfg.Model, req); model != "" {
 		m["model"] = model
 	}
 	if req.Workspace.CWD != "" {
@@ -262,20 +198,6 @@ func (d *Driver) threadParams(req driver.Request) map[string]any {
 	}
 	if d.cfg.Sandbox != "" {
 		m["sandbox"] = d.cfg.Sandbox
-	}
-	return m
-}
-
-func sessionData(req driver.Request) map[string]string {
-	m := map[string]string{}
-	if req.Workspace.CWD != "" {
-		m[driver.ParamCWD] = req.Workspace.CWD
-	}
-	if req.Workspace.ID != "" {
-		m[driver.ParamWorkspaceID] = req.Workspace.ID
-	}
-	if fp := req.ProfilePayload.SessionFingerprint(); fp != "" {
-		m[driver.ParamProfileFingerprint] = fp
 	}
 	return m
 }
@@ -319,11 +241,7 @@ func (s *session) send(b []byte) error {
 }
 
 func (s *session) write(b []byte) error {
-	_, err := s.proc.Stdin().Write(b)
-	if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
-		return nil // the server is gone or the turn is over: the outcome speaks
-	}
-	return err
+	return clirun.WriteStdin(s.proc, b) // the server gone or the turn over is no error: the outcome speaks
 }
 
 func (s *session) feedClient(b []byte) error {
@@ -437,15 +355,7 @@ func (s *session) approval(a pa.Approval) error {
 		}
 		return s.send(b)
 	}
-	res := driver.DecisionResponse{Result: driver.DecisionRejected, Text: "no host decision available"}
-	if ds, ok := s.sink.(driver.DecisionCapableSink); ok {
-		r, err := ds.RequestDecision(s.ctx, a.Decision)
-		if err != nil {
-			r = driver.DecisionResponse{Result: driver.DecisionAborted, Text: "decision aborted: " + err.Error()}
-		}
-		res = r
-	}
-	b, err := a.Answer(res)
+	b, err := a.Answer(clirun.Decide(s.ctx, s.sink, a.Decision))
 	if err != nil {
 		return err
 	}
@@ -480,22 +390,19 @@ func (s *session) interrupt(p *process.Process) error {
 // Run runs one app-server turn. A request Config must be nil or equal to
 // the captured one.
 func (d *Driver) Run(ctx context.Context, req driver.Request, sink driver.EventSink) (driver.Response, error) {
-	if req.Config != nil {
-		c, err := d.resolve(req.Config)
-		if err != nil {
-			return driver.Response{}, err
-		}
-		if !reflect.DeepEqual(clone(c), clone(d.cfg)) {
-			return driver.Response{}, errors.New("appserver: the request config differs from the construction config; build a new driver")
-		}
+	if err := configType.CheckRequest(d.cfg, req.Config); err != nil {
+		return driver.Response{}, err
 	}
 	cmd, err := d.Command(req)
 	if err != nil {
 		return driver.Response{}, err
 	}
-	resume, _ := resumeID(req)
+	var resume string
+	if st, _ := d.cfg.base().Resume(req); st != nil { // Command accepted the session
+		resume = st.ResumeID
+	}
 	sink = process.Serialize(sink)
-	p := pa.New(sink, pa.Options{Streaming: req.Streaming, SessionData: sessionData(req), ThreadID: resume, LegacyTurnEnd: d.cfg.LegacyTurnEnd})
+	p := pa.New(sink, pa.Options{Streaming: req.Streaming, SessionData: clirun.SessionData(req), ThreadID: resume, LegacyTurnEnd: d.cfg.LegacyTurnEnd})
 	s := &session{ctx: ctx, p: p, sink: sink, prompt: req.Prompt, resume: resume, params: d.threadParams(req)}
 	dec := jsonrpc.NewDecoder(jsonrpc.Options{MaxLineSize: d.cfg.MaxLineSize}, func(f jsonrpc.Frame, err error) error {
 		if err != nil {
@@ -506,42 +413,31 @@ func (d *Driver) Run(ctx context.Context, req driver.Request, sink driver.EventS
 		}
 		return s.Feed(f)
 	})
-	ready := make(chan struct{}) // the observer waits until the session knows the process
-	cmd.Stdout = func(b []byte) error {
-		<-ready
-		_, err := dec.Write(b)
-		return err
-	}
 	cmd.Interrupt = s.interrupt
-	proc, err := process.Start(ctx, cmd, sink)
-	if err != nil {
-		resp, _ := p.Finish(clirun.Outcome(process.Result{ExitCode: -1}, err))
-		resp.RawStreams = &driver.RawStreams{}
-		return resp, err
-	}
-	s.proc = proc
-	init, err := pa.AppendInitialize(nil, jsonrpc.IntID(idInitialize), pa.ClientInfo{Name: "agentwire", Title: "agentwire reference driver", Version: "1"}, nil)
-	if err == nil {
-		err = s.send(init) // before the observer runs: no race on the parser
-	}
-	if err != nil {
-		_ = proc.Signal(syscall.SIGKILL)
-	}
-	close(ready)
-	res, werr := proc.Wait()
-	if werr == nil {
-		werr = err
-	}
-	if cerr := dec.Close(); cerr != nil && werr == nil {
-		werr = cerr
-	}
-	if qerr := s.drainQueued(); qerr != nil && werr == nil {
-		werr = qerr
-	}
-	resp, ferr := p.Finish(clirun.Outcome(res, werr))
-	resp.RawStreams = &driver.RawStreams{Stdout: string(res.Stdout), Stderr: string(res.Stderr), Terminal: p.Terminal()}
-	if werr != nil {
-		return resp, werr
-	}
-	return resp, ferr
+	return clirun.Run{
+		Stdout: func(b []byte) error {
+			_, err := dec.Write(b)
+			return err
+		},
+		Started: func(proc *process.Process) error {
+			s.proc = proc
+			init, err := pa.AppendInitialize(nil, jsonrpc.IntID(idInitialize), pa.ClientInfo{Name: "agentwire", Title: "agentwire reference driver", Version: "1"}, nil)
+			if err == nil {
+				err = s.send(init) // before the observer runs: no race on the parser
+			}
+			if err != nil {
+				_ = proc.Signal(syscall.SIGKILL)
+			}
+			return err
+		},
+		Flush: func() error {
+			cerr := dec.Close()
+			if qerr := s.drainQueued(); cerr == nil {
+				return qerr
+			}
+			return cerr
+		},
+		Finish:   p.Finish,
+		Terminal: p.Terminal,
+	}.Exec(ctx, cmd, sink)
 }

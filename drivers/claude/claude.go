@@ -32,11 +32,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"reflect"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/agentwire/agentwire/driver"
@@ -165,67 +162,26 @@ func (d *Driver) SessionConfigFingerprint() (string, error) {
 	return driver.CanonicalConfigFingerprint(fingerprintDomain+"/"+pc.Codec.Name(), d.cfg)
 }
 
-// ValidateConfig validates cfg; nil means the captured configuration.
-func (d *Driver) ValidateConfig(cfg any) error {
-	c, err := d.resolve(cfg)
-	if err != nil {
-		return err
-	}
-	return validate(c)
-}
+// configType resolves, validates and compares Configs.
+var configType = clirun.ConfigType[Config]{Pkg: "claude", Clone: clone, Validate: validate}
 
-func (d *Driver) resolve(cfg any) (Config, error) {
-	switch c := cfg.(type) {
-	case nil:
-		return d.cfg, nil
-	case Config:
-		return c, nil
-	case *Config:
-		if c == nil {
-			return d.cfg, nil
-		}
-		return *c, nil
-	}
-	return Config{}, fmt.Errorf("claude: config of type %T, want claude.Config", cfg)
+// ValidateConfig validates cfg; nil means the captured configuration.
+func (d *Driver) ValidateConfig(cfg any) error { return configType.ValidateConfig(d.cfg, cfg) }
+
+// base is what c shares with the other drivers' Configs.
+func (c Config) base() clirun.Base {
+	return clirun.Base{Pkg: "claude", Binary: c.Binary, DefaultBinary: "claude", HomeVar: "CLAUDE_CONFIG_DIR", Home: c.ConfigDir,
+		Env: c.Env, IsolateEnv: c.IsolateEnv, Grace: c.Grace, DefaultGrace: DefaultGrace, MaxLineSize: c.MaxLineSize, ResumeArg: true}
 }
 
 func validate(c Config) error {
-	if strings.ContainsRune(c.Binary, 0) {
-		return errors.New("claude: Binary contains NUL")
+	if err := c.base().Validate(); err != nil {
+		return err
 	}
 	if strings.HasPrefix(c.Model, "-") {
 		return fmt.Errorf("claude: Model %q starts with '-'", c.Model)
 	}
-	if err := clirun.CheckEnv("claude: Env", c.Env); err != nil {
-		return err
-	}
-	if c.Grace < 0 || c.MaxLineSize < 0 {
-		return errors.New("claude: negative Grace or MaxLineSize")
-	}
 	return nil
-}
-
-func resumeID(req driver.Request) (string, error) {
-	s := req.Session
-	if s == nil {
-		return "", nil
-	}
-	switch s.Mode {
-	case driver.SessionStartNew, driver.SessionStateless:
-		return "", nil
-	case driver.SessionFork:
-		return "", errors.New("claude: fork is not supported by this driver")
-	}
-	if s.State == nil || s.State.ResumeID == "" {
-		if s.Mode == driver.SessionContinueOnly {
-			return "", errors.New("claude: continue_only without a session state to resume")
-		}
-		return "", nil
-	}
-	if strings.HasPrefix(s.State.ResumeID, "-") {
-		return "", fmt.Errorf("claude: resume id %q starts with '-'", s.State.ResumeID)
-	}
-	return s.State.ResumeID, nil
 }
 
 // Command builds the process command of req without running it. In
@@ -235,16 +191,10 @@ func (d *Driver) Command(req driver.Request) (process.Command, error) {
 	if err := validate(c); err != nil {
 		return process.Command{}, err
 	}
-	if req.OutputSchema != nil {
-		return process.Command{}, errors.New("claude: structured output is not supported by this driver")
-	}
-	id, err := resumeID(req)
+	b := c.base()
+	cmd, resume, err := b.Command(req)
 	if err != nil {
 		return process.Command{}, err
-	}
-	bin := c.Binary
-	if bin == "" {
-		bin = "claude"
 	}
 	args := []string{"-p", "--output-format", "stream-json", "--verbose"}
 	if c.PartialMessages {
@@ -253,53 +203,27 @@ func (d *Driver) Command(req driver.Request) (process.Command, error) {
 	if c.Interactive {
 		args = append(args, "--input-format", "stream-json", "--permission-prompt-tool", "stdio")
 	}
-	model := c.Model
-	if req.ModelOverride != "" {
-		model = req.ModelOverride
-	}
-	if strings.HasPrefix(model, "-") {
-		return process.Command{}, fmt.Errorf("claude: model %q starts with '-'", model)
+	model, err := b.ArgModel(c.Model, req)
+	if err != nil {
+		return process.Command{}, err
 	}
 	if model != "" {
 		args = append(args, "--model", model)
 	}
-	if id != "" {
-		args = append(args, "--resume", id)
+	if resume != nil {
+		args = append(args, "--resume", resume.ResumeID)
 	}
 	args = append(args, c.ExtraArgs...)
-	cmd := process.Command{Path: bin, Dir: req.Workspace.CWD, Grace: c.Grace}
-	if cmd.Grace == 0 {
-		cmd.Grace = DefaultGrace
-	}
 	switch {
 	case c.Interactive:
 		cmd.KeepStdin = true
-	case req.Prompt == "" || strings.HasPrefix(req.Prompt, "-"):
+	case clirun.PromptOnStdin(req.Prompt):
 		cmd.Stdin = strings.NewReader(req.Prompt)
 	default:
 		args = append(args, req.Prompt)
 	}
 	cmd.Args = args
-	var dir []string
-	if c.ConfigDir != "" {
-		dir = []string{"CLAUDE_CONFIG_DIR=" + c.ConfigDir}
-	}
-	cmd.Env = clirun.Env(!c.IsolateEnv, dir, c.Env)
 	return cmd, nil
-}
-
-func sessionData(req driver.Request) map[string]string {
-	m := map[string]string{}
-	if req.Workspace.CWD != "" {
-		m[driver.ParamCWD] = req.Workspace.CWD
-	}
-	if req.Workspace.ID != "" {
-		m[driver.ParamWorkspaceID] = req.Workspace.ID
-	}
-	if fp := req.ProfilePayload.SessionFingerprint(); fp != "" {
-		m[driver.ParamProfileFingerprint] = fp
-	}
-	return m
 }
 
 // initID is the request id of the driver's initialize control request.
@@ -325,11 +249,7 @@ func (s *session) write(b []byte) error {
 	if proc == nil {
 		return errors.New("claude: process not started")
 	}
-	_, err := proc.Stdin().Write(b)
-	if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
-		return nil // the CLI is gone or the turn is over: the outcome speaks
-	}
-	return err
+	return clirun.WriteStdin(proc, b) // the CLI gone or the turn over is no error: the outcome speaks
 }
 
 type lineHead struct {
@@ -361,15 +281,9 @@ func (s *session) frame(f ndjson.Frame) error {
 		if err != nil {
 			return nil // malformed: the parser recorded it
 		}
-		res := driver.DecisionResponse{Result: driver.DecisionRejected, Text: "no host decision available"}
+		res := clirun.NoDecision()
 		if cr.Subtype == pc.SubtypeCanUseTool {
-			if ds, ok := s.sink.(driver.DecisionCapableSink); ok {
-				r, err := ds.RequestDecision(s.ctx, cr.DecisionRequest())
-				if err != nil {
-					r = driver.DecisionResponse{Result: driver.DecisionAborted, Text: "decision aborted: " + err.Error()}
-				}
-				res = r
-			}
+			res = clirun.Decide(s.ctx, s.sink, cr.DecisionRequest())
 		}
 		line, err := s.p.Resolve(cr.RequestID, res)
 		if errors.Is(err, pc.ErrUnknownRequest) {
@@ -405,21 +319,15 @@ func (s *session) interrupt(p *process.Process) error {
 // Run runs one Claude Code invocation. A request Config must be nil or
 // equal to the captured one.
 func (d *Driver) Run(ctx context.Context, req driver.Request, sink driver.EventSink) (driver.Response, error) {
-	if req.Config != nil {
-		c, err := d.resolve(req.Config)
-		if err != nil {
-			return driver.Response{}, err
-		}
-		if !reflect.DeepEqual(clone(c), clone(d.cfg)) {
-			return driver.Response{}, errors.New("claude: the request config differs from the construction config; build a new driver")
-		}
+	if err := configType.CheckRequest(d.cfg, req.Config); err != nil {
+		return driver.Response{}, err
 	}
 	cmd, err := d.Command(req)
 	if err != nil {
 		return driver.Response{}, err
 	}
 	sink = process.Serialize(sink)
-	p := pc.New(sink, d.parserOptions(req.Streaming, sessionData(req)))
+	p := pc.New(sink, d.parserOptions(req.Streaming, clirun.SessionData(req)))
 	var feeder clirun.Feeder = p
 	var sess *session
 	if d.cfg.Interactive {
@@ -428,40 +336,21 @@ func (d *Driver) Run(ctx context.Context, req driver.Request, sink driver.EventS
 		cmd.Interrupt = sess.interrupt
 	}
 	dec := clirun.Decoder(d.cfg.MaxLineSize, feeder)
-	ready := make(chan struct{}) // the observer may run before Start returns
-	observe := clirun.Write(dec)
-	cmd.Stdout = func(b []byte) error {
-		<-ready
-		return observe(b)
-	}
-	proc, err := process.Start(ctx, cmd, sink)
-	if err != nil {
-		resp, _ := p.Finish(clirun.Outcome(process.Result{ExitCode: -1}, err))
-		resp.RawStreams = &driver.RawStreams{}
-		return resp, err
-	}
-	if sess != nil {
-		sess.mu.Lock()
-		sess.proc = proc
-		sess.mu.Unlock()
-		// A failed write means the CLI is gone; its outcome says why.
-		_ = sess.write(mustInit())
-	}
-	close(ready)
-	res, werr := proc.Wait()
-	if cerr := dec.Close(); cerr != nil && werr == nil {
-		werr = cerr
-	}
-	resp, ferr := p.Finish(clirun.Outcome(res, werr))
-	var term *driver.TerminalPayload
-	if resp.RawStreams != nil {
-		term = resp.RawStreams.Terminal
-	}
-	resp.RawStreams = &driver.RawStreams{Stdout: string(res.Stdout), Stderr: string(res.Stderr), Terminal: term}
-	if werr != nil {
-		return resp, werr
-	}
-	return resp, ferr
+	return clirun.Run{
+		Stdout: clirun.Write(dec),
+		Started: func(proc *process.Process) error {
+			if sess != nil {
+				sess.mu.Lock()
+				sess.proc = proc
+				sess.mu.Unlock()
+				// A failed write means the CLI is gone; its outcome says why.
+				_ = sess.write(mustInit())
+			}
+			return nil
+		},
+		Flush:  dec.Close, // parses an unterminated last line
+		Finish: p.Finish,
+	}.Exec(ctx, cmd, sink)
 }
 
 func mustInit() []byte {

@@ -30,9 +30,7 @@ package codex
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
@@ -155,34 +153,22 @@ func (d *Driver) SessionConfigFingerprint() (string, error) {
 	return driver.CanonicalConfigFingerprint(fingerprintDomain, d.cfg)
 }
 
+// configType resolves, validates and compares Configs.
+var configType = clirun.ConfigType[Config]{Pkg: "codex", Clone: clone, Validate: validate}
+
 // ValidateConfig validates cfg: nil means the captured configuration; a
 // Config or *Config is validated as given; any other type is rejected.
-func (d *Driver) ValidateConfig(cfg any) error {
-	c, err := d.resolve(cfg)
-	if err != nil {
-		return err
-	}
-	return validate(c)
-}
+func (d *Driver) ValidateConfig(cfg any) error { return configType.ValidateConfig(d.cfg, cfg) }
 
-func (d *Driver) resolve(cfg any) (Config, error) {
-	switch c := cfg.(type) {
-	case nil:
-		return d.cfg, nil
-	case Config:
-		return c, nil
-	case *Config:
-		if c == nil {
-			return d.cfg, nil
-		}
-		return *c, nil
-	}
-	return Config{}, fmt.Errorf("codex: config of type %T, want codex.Config", cfg)
+// base is what c shares with the other drivers' Configs.
+func (c Config) base() clirun.Base {
+	return clirun.Base{Pkg: "codex", Binary: c.Binary, DefaultBinary: "codex", HomeVar: "CODEX_HOME", Home: c.CodexHome,
+		Env: c.Env, IsolateEnv: c.IsolateEnv, Grace: c.Grace, DefaultGrace: DefaultGrace, MaxLineSize: c.MaxLineSize, ResumeArg: true}
 }
 
 func validate(c Config) error {
-	if strings.ContainsRune(c.Binary, 0) {
-		return errors.New("codex: Binary contains NUL")
+	if err := c.base().Validate(); err != nil {
+		return err
 	}
 	if strings.HasPrefix(c.Model, "-") {
 		return fmt.Errorf("codex: Model %q starts with '-'", c.Model)
@@ -192,40 +178,7 @@ func validate(c Config) error {
 			return fmt.Errorf("codex: ConfigOverrides[%d] %q: want key=value", i, o)
 		}
 	}
-	if err := clirun.CheckEnv("codex: Env", c.Env); err != nil {
-		return err
-	}
-	if c.Grace < 0 {
-		return errors.New("codex: negative Grace")
-	}
-	if c.MaxLineSize < 0 {
-		return errors.New("codex: negative MaxLineSize")
-	}
 	return nil
-}
-
-// resumeID returns the thread to resume, or "" for a new thread.
-func resumeID(req driver.Request) (string, *driver.SessionState, error) {
-	s := req.Session
-	if s == nil {
-		return "", nil, nil
-	}
-	switch s.Mode {
-	case driver.SessionStartNew, driver.SessionStateless:
-		return "", nil, nil
-	case driver.SessionFork:
-		return "", nil, errors.New("codex: codex exec cannot fork a session")
-	}
-	if s.State == nil || s.State.ResumeID == "" {
-		if s.Mode == driver.SessionContinueOnly {
-			return "", nil, errors.New("codex: continue_only without a session state to resume")
-		}
-		return "", nil, nil
-	}
-	if strings.HasPrefix(s.State.ResumeID, "-") {
-		return "", nil, fmt.Errorf("codex: resume id %q starts with '-'", s.State.ResumeID)
-	}
-	return s.State.ResumeID, s.State, nil
 }
 
 // Command builds the process command of req (argv, environment, working
@@ -235,27 +188,18 @@ func (d *Driver) Command(req driver.Request) (process.Command, error) {
 	if err := validate(c); err != nil {
 		return process.Command{}, err
 	}
-	if req.OutputSchema != nil {
-		return process.Command{}, errors.New("codex: structured output is not supported by this driver")
-	}
-	id, _, err := resumeID(req)
+	b := c.base()
+	cmd, resume, err := b.Command(req)
 	if err != nil {
 		return process.Command{}, err
-	}
-	bin := c.Binary
-	if bin == "" {
-		bin = "codex"
 	}
 	args := []string{"exec", "--json"}
 	if c.SkipGitRepoCheck {
 		args = append(args, "--skip-git-repo-check")
 	}
-	model := c.Model
-	if req.ModelOverride != "" {
-		model = req.ModelOverride
-	}
-	if strings.HasPrefix(model, "-") {
-		return process.Command{}, fmt.Errorf("codex: model %q starts with '-'", model)
+	model, err := b.ArgModel(c.Model, req)
+	if err != nil {
+		return process.Command{}, err
 	}
 	if model != "" {
 		args = append(args, "-m", model)
@@ -264,85 +208,46 @@ func (d *Driver) Command(req driver.Request) (process.Command, error) {
 		args = append(args, "-c", o)
 	}
 	args = append(args, c.ExtraArgs...)
-	if id != "" {
-		args = append(args, "resume", id)
+	if resume != nil {
+		args = append(args, "resume", resume.ResumeID)
 	}
-	cmd := process.Command{Path: bin, Dir: req.Workspace.CWD, Grace: c.Grace}
-	if cmd.Grace == 0 {
-		cmd.Grace = DefaultGrace
-	}
-	if req.Prompt == "" || strings.HasPrefix(req.Prompt, "-") {
+	if clirun.PromptOnStdin(req.Prompt) {
 		args = append(args, "-")
 		cmd.Stdin = strings.NewReader(req.Prompt)
 	} else {
 		args = append(args, req.Prompt)
 	}
 	cmd.Args = args
-	var home []string
-	if c.CodexHome != "" {
-		home = []string{"CODEX_HOME=" + c.CodexHome}
-	}
-	cmd.Env = clirun.Env(!c.IsolateEnv, home, c.Env)
 	return cmd, nil
-}
-
-// sessionData is what the checkpoint stores for the resume guard.
-func sessionData(req driver.Request) map[string]string {
-	m := map[string]string{}
-	if req.Workspace.CWD != "" {
-		m[driver.ParamCWD] = req.Workspace.CWD
-	}
-	if req.Workspace.ID != "" {
-		m[driver.ParamWorkspaceID] = req.Workspace.ID
-	}
-	if fp := req.ProfilePayload.SessionFingerprint(); fp != "" {
-		m[driver.ParamProfileFingerprint] = fp
-	}
-	return m
 }
 
 // Run runs one codex exec invocation. A request Config must be nil or equal
 // to the captured one: the driver's identity is its construction config.
+// Response.Metadata["resumed"] is the thread id the run resumed, if any.
 func (d *Driver) Run(ctx context.Context, req driver.Request, sink driver.EventSink) (driver.Response, error) {
-	if req.Config != nil {
-		c, err := d.resolve(req.Config)
-		if err != nil {
-			return driver.Response{}, err
-		}
-		if !reflect.DeepEqual(clone(c), clone(d.cfg)) {
-			return driver.Response{}, errors.New("codex: the request config differs from the construction config; build a new driver")
-		}
+	if err := configType.CheckRequest(d.cfg, req.Config); err != nil {
+		return driver.Response{}, err
 	}
 	cmd, err := d.Command(req)
 	if err != nil {
 		return driver.Response{}, err
 	}
-	_, state, _ := resumeID(req)
+	state, _ := d.cfg.base().Resume(req) // Command accepted the session
 	sink = process.Serialize(sink)
-	p := pc.New(sink, pc.Options{Streaming: req.Streaming, SessionData: sessionData(req), Resume: state})
+	p := pc.New(sink, pc.Options{Streaming: req.Streaming, SessionData: clirun.SessionData(req), Resume: state})
 	dec := clirun.Decoder(d.cfg.MaxLineSize, p)
-	cmd.Stdout = clirun.Write(dec)
-
-	proc, err := process.Start(ctx, cmd, sink)
-	if err != nil {
-		resp, _ := p.Finish(clirun.Outcome(process.Result{ExitCode: -1}, err))
-		resp.RawStreams = &driver.RawStreams{}
-		return resp, err
-	}
-	res, werr := proc.Wait()
-	if cerr := dec.Close(); cerr != nil && werr == nil { // flushes an unterminated last line
-		werr = cerr
-	}
-	resp, ferr := p.Finish(clirun.Outcome(res, werr))
-	resp.RawStreams = &driver.RawStreams{Stdout: string(res.Stdout), Stderr: string(res.Stderr), Terminal: p.Terminal()}
-	if resp.Metadata == nil {
-		resp.Metadata = map[string]string{}
-	}
-	if state != nil {
-		resp.Metadata["resumed"] = state.ResumeID
-	}
-	if werr != nil {
-		return resp, werr
-	}
-	return resp, ferr
+	return clirun.Run{
+		Stdout:   clirun.Write(dec),
+		Flush:    dec.Close, // parses an unterminated last line
+		Finish:   p.Finish,
+		Terminal: p.Terminal,
+		Done: func(resp *driver.Response) {
+			if resp.Metadata == nil {
+				resp.Metadata = map[string]string{}
+			}
+			if state != nil {
+				resp.Metadata["resumed"] = state.ResumeID
+			}
+		},
+	}.Exec(ctx, cmd, sink)
 }

@@ -1,7 +1,20 @@
 // Package clirun holds what the reference drivers share around
-// process.Start: the deterministic child environment, the mapping of a
-// process.Result to a parser outcome, and the ndjson push path from the
-// stdout observer into a parser. It guesses no provider semantics.
+// process.Start, so that each driver keeps only what is provider-specific:
+//
+//   - the construction Config: resolving a ValidateConfig argument, and
+//     the check that a request's Config is the captured one (ConfigType);
+//   - the settings every Config has (binary, environment, grace, line
+//     limit) and the process command built from them, the session a
+//     request asks to resume, the model and prompt placement rules (Base);
+//   - the deterministic child environment (Env);
+//   - the Run skeleton: start, feed stdout to the parser, wait, flush,
+//     finish, fill RawStreams (Run.Exec), with the ndjson push path into a
+//     parser (Decoder, Write);
+//   - for interactive protocols, the stdin write that tolerates a CLI
+//     that is gone (WriteStdin) and the host decision (Decide).
+//
+// It guesses no provider semantics: flags, protocol lines and parser
+// options stay in the drivers.
 package clirun
 
 import (
