@@ -15,8 +15,9 @@ const CodecName = "codex-app-server/v1"
 
 // Codec is the app-server session codec: SessionState.ResumeID is the
 // thread id that `thread/resume {threadId}` accepts (the same UUIDv7 id
-// space as `codex exec`), DisplayID the same id; Data is stored as Values
-// unchanged.
+// space as `codex exec`), DisplayID the same id (kept as given; an empty
+// one is ResumeID, in both directions, so every resumable state and params
+// carry a DisplayID); Data is stored as Values unchanged.
 // GuardFingerprint is the SHA-256 (hex) of the codec name and the
 // provider-visible state a resume depends on: driver.ParamCWD (codex
 // stores threads per working directory and resolves relative paths
@@ -34,14 +35,22 @@ func (codec) ToParams(s *driver.SessionState) driver.SessionParams {
 	if s == nil {
 		return driver.SessionParams{}
 	}
-	return driver.SessionParams{ResumeID: s.ResumeID, DisplayID: s.DisplayID, Values: cloneMap(s.Data)}
+	return driver.SessionParams{ResumeID: s.ResumeID, DisplayID: displayID(s.DisplayID, s.ResumeID), Values: cloneMap(s.Data)}
 }
 
 func (codec) FromParams(p driver.SessionParams) *driver.SessionState {
 	if p.IsZero() {
 		return nil
 	}
-	return &driver.SessionState{ResumeID: p.ResumeID, DisplayID: p.DisplayID, Data: cloneMap(p.Values)}
+	return &driver.SessionState{ResumeID: p.ResumeID, DisplayID: displayID(p.DisplayID, p.ResumeID), Data: cloneMap(p.Values)}
+}
+
+// displayID is display, or resume when display is empty.
+func displayID(display, resume string) string {
+	if display == "" {
+		return resume
+	}
+	return display
 }
 
 // guardKeys are the provider-visible state the fingerprint covers, in a

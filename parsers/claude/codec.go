@@ -12,10 +12,12 @@ import (
 
 // Codec is the Claude Code session codec. The resume id is the session id
 // of the run's root result line, given back to the CLI as --resume <id>.
-// ToParams and FromParams copy ResumeID, DisplayID and every Data entry;
-// the guard fingerprint covers the guard inputs (cwd, workspace_id,
-// profile_fingerprint) so that a session is not resumed in another
-// directory, workspace or profile.
+// ToParams and FromParams copy ResumeID, DisplayID and every Data entry,
+// except that an empty DisplayID becomes ResumeID (the session id is what
+// Claude Code shows), so every resumable state and params carry a
+// DisplayID; the guard fingerprint covers the guard inputs (cwd,
+// workspace_id, profile_fingerprint) so that a session is not resumed in
+// another directory, workspace or profile.
 var Codec driver.SessionCodec = codec{}
 
 // codecName is the codec's stable name; the suffix is the codec version.
@@ -25,25 +27,26 @@ type codec struct{}
 
 func (codec) Name() string { return codecName }
 
-// ToParams keeps every field; an empty Data map becomes nil Values so that
-// the round trip is exact.
+// ToParams keeps every field (an empty DisplayID becomes ResumeID); an
+// empty Data map becomes nil Values so that the round trip is exact.
 func (codec) ToParams(s *driver.SessionState) driver.SessionParams {
 	if s == nil {
 		return driver.SessionParams{}
 	}
-	p := driver.SessionParams{ResumeID: s.ResumeID, DisplayID: s.DisplayID}
+	p := driver.SessionParams{ResumeID: s.ResumeID, DisplayID: displayID(s.DisplayID, s.ResumeID)}
 	if len(s.Data) > 0 {
 		p.Values = maps.Clone(s.Data)
 	}
 	return p
 }
 
-// FromParams is the inverse of ToParams; zero params give nil.
+// FromParams is the inverse of ToParams (an empty DisplayID becomes
+// ResumeID); zero params give nil.
 func (codec) FromParams(p driver.SessionParams) *driver.SessionState {
 	if p.IsZero() {
 		return nil
 	}
-	s := &driver.SessionState{ResumeID: p.ResumeID, DisplayID: p.DisplayID}
+	s := &driver.SessionState{ResumeID: p.ResumeID, DisplayID: displayID(p.DisplayID, p.ResumeID)}
 	if len(p.Values) > 0 {
 		s.Data = maps.Clone(p.Values)
 	}
@@ -82,14 +85,23 @@ func (codec) GuardFingerprint(p driver.SessionParams) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// roundTrips reports whether Codec keeps st losslessly and guards it.
+// displayID is display, or resume when display is empty.
+func displayID(display, resume string) string {
+	if display == "" {
+		return resume
+	}
+	return display
+}
+
+// roundTrips reports whether Codec keeps st losslessly (an empty
+// DisplayID coming back as ResumeID) and guards it.
 func roundTrips(st *driver.SessionState) bool {
 	if st == nil || st.ResumeID == "" {
 		return false
 	}
 	p := Codec.ToParams(st)
 	back := Codec.FromParams(p)
-	if back == nil || back.ResumeID != st.ResumeID || back.DisplayID != st.DisplayID || len(back.Data) != len(st.Data) {
+	if back == nil || back.ResumeID != st.ResumeID || back.DisplayID != displayID(st.DisplayID, st.ResumeID) || len(back.Data) != len(st.Data) {
 		return false
 	}
 	for k, v := range st.Data {

@@ -408,7 +408,7 @@ func TestCodec(t *testing.T) {
 	if Codec.Name() == "" || Codec.ToParams(nil).ResumeID != "" || Codec.FromParams(driver.SessionParams{}) != nil {
 		t.Fatal("nil/zero mapping")
 	}
-	st := &driver.SessionState{ResumeID: "t", Data: map[string]string{driver.ParamCWD: "/a", "x": "1"}}
+	st := &driver.SessionState{ResumeID: "t", DisplayID: "t", Data: map[string]string{driver.ParamCWD: "/a", "x": "1"}} // an empty DisplayID: codec_test.go
 	p := Codec.ToParams(st)
 	if d := cmp.Diff(st, Codec.FromParams(p)); d != "" {
 		t.Errorf("round trip (-want +got):\n%s", d)
