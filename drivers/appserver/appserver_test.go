@@ -89,7 +89,6 @@ func TestConformanceFake(t *testing.T) {
 		adaptertest.WithLiveRun("Say hello in one sentence."),
 		adaptertest.WithLiveExpectedOutput("Hello, world! This answer arrives in seven deltas."),
 		adaptertest.WithResumeRun("Again."),
-		adaptertest.WithSessionState(&driver.SessionState{ResumeID: "t-1", DisplayID: "t-1", Data: map[string]string{driver.ParamCWD: "/repo"}}),
 		adaptertest.WithSessionKeys(driver.ParamCWD),
 		adaptertest.WithGuardKeys(driver.ParamCWD),
 		adaptertest.ExpectRejectForeignConfig(),

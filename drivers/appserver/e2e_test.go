@@ -107,7 +107,6 @@ func TestE2EConformance(t *testing.T) {
 		adaptertest.WithRequest(func(r *driver.Request) { r.Workspace = driver.WorkspaceLease{ID: "ws-e2e", CWD: work} }),
 		adaptertest.WithResumeRun("What did you say?"),
 		adaptertest.WithCancelRun("Write a long essay.", 8*time.Second, 3*time.Second),
-		adaptertest.WithSessionState(&driver.SessionState{ResumeID: "t-1", DisplayID: "t-1", Data: map[string]string{driver.ParamCWD: "/repo"}}),
 		adaptertest.WithSessionKeys(driver.ParamCWD),
 		adaptertest.WithGuardKeys(driver.ParamCWD),
 		adaptertest.ExpectRejectForeignConfig(),

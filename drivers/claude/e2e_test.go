@@ -104,7 +104,6 @@ func conformance(t *testing.T, interactive bool) {
 		adaptertest.WithRequest(func(r *driver.Request) { r.Workspace = driver.WorkspaceLease{ID: "ws-e2e", CWD: work} }),
 		adaptertest.WithResumeRun("What did you say?"),
 		adaptertest.WithCancelRun("Write a long essay.", 8*time.Second, 3*time.Second),
-		adaptertest.WithSessionState(&driver.SessionState{ResumeID: "s-1", DisplayID: "s-1", Data: map[string]string{driver.ParamCWD: "/repo"}}),
 		adaptertest.WithSessionKeys(driver.ParamCWD),
 		adaptertest.WithGuardKeys(driver.ParamCWD),
 		adaptertest.ExpectRejectForeignConfig(),

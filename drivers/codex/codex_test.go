@@ -66,7 +66,6 @@ func TestConformanceFake(t *testing.T) {
 		adaptertest.WithLiveRun(""),
 		adaptertest.WithResumeRun("What did I say?"),
 		adaptertest.WithCancelRun("Write a long essay.", 300*time.Millisecond, 3*time.Second),
-		adaptertest.WithSessionState(&driver.SessionState{ResumeID: "t-1", DisplayID: "t-1", Data: map[string]string{driver.ParamCWD: "/repo"}}),
 		adaptertest.WithSessionKeys(driver.ParamCWD),
 		adaptertest.WithGuardKeys(driver.ParamCWD),
 		adaptertest.ExpectRejectForeignConfig(),

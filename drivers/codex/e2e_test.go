@@ -95,9 +95,6 @@ func TestE2EConformance(t *testing.T) {
 		adaptertest.WithRequest(func(r *driver.Request) { r.Workspace = driver.WorkspaceLease{ID: "ws-e2e", CWD: work} }),
 		adaptertest.WithResumeRun("What did you say?"),
 		adaptertest.WithCancelRun("Write a long essay.", 6*time.Second, 3*time.Second),
-		// The parser's codec keeps DisplayID as given (SES-03 wants one set):
-		// seed a state that has one, as every checkpoint of the parser does.
-		adaptertest.WithSessionState(&driver.SessionState{ResumeID: "t-1", DisplayID: "t-1", Data: map[string]string{driver.ParamCWD: "/repo"}}),
 		adaptertest.WithSessionKeys(driver.ParamCWD),
 		adaptertest.WithGuardKeys(driver.ParamCWD),
 		adaptertest.ExpectRejectForeignConfig(),
