@@ -68,6 +68,7 @@
 //	client answer (FeedClient) or             hitl.resolved{Result, Choice}             system "approval <choice>: ..."
 //	serverRequest/resolved
 //	thread/tokenUsage/updated                 - (Usage, see below)                      -
+//	codex/event/token_count (v1)              appserver/<method> (Usage, see below)     -
 //	error (willRetry true)                    appserver/error                           system (Metadata will_retry)
 //	error (willRetry false)                   appserver/error                           failure (Metadata code)
 //	configWarning, deprecationNotice          appserver/<method>                        system
@@ -107,16 +108,24 @@
 //
 // # Usage
 //
-// thread/tokenUsage/updated is the only usage source (turn/completed has
-// none). Its tokenUsage.total is the thread's running total — for a
-// resumed thread it covers the whole thread, earlier sessions included —
-// and tokenUsage.last is the last model call only. Neither is the turn's
-// usage. The parser reports, per turn, the increase of total over the
-// turn: the total of the turn's last update minus the thread total before
-// the turn's first model call (that first update's total minus its last).
+// thread/tokenUsage/updated is the usage source (turn/completed has
+// none); builds before it (0.58.0) report usage only in the v1
+// notification codex/event/token_count, whose msg.info carries the same
+// two figures in snake_case (total_token_usage, last_token_usage; info is
+// null in a session's first one). The total is the thread's running
+// total — for a resumed thread it covers the whole thread, earlier
+// sessions included — and last is the last model call only. Neither is
+// the turn's usage. The parser reports, per turn, the increase of total
+// over the turn: the total of the turn's last update minus the thread
+// total before the turn, which is the last total seen before it, or, for
+// the first turn of the process, the first update's total minus its last.
+// (0.58.0 repeats the previous turn's report when a turn begins, so the
+// first report of a turn alone would count the previous call again.)
 // Response.Usage sums this run's turns (Metadata usage_scope "turn"); the
 // thread totals are in Metadata thread_input_tokens / thread_output_tokens.
 // Input tokens include cached input tokens, as the server reports them.
+// The two sources are never added: once a thread/tokenUsage/updated is
+// seen, token_count is ignored (still kept as a custom payload).
 //
 // # Checkpoint
 //
@@ -164,7 +173,7 @@
 //     codex/event/error) or turn_aborted as the turn end. 0.58.0 numbers
 //     every turn "0" (or "1"), approves commands with the legacy
 //     execCommandApproval request (decisions approved/denied), and reports
-//     usage only in codex/event/token_count, which is not mapped: no Usage.
+//     usage only in codex/event/token_count (see Usage).
 //
 // # Limits
 //

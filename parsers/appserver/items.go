@@ -365,16 +365,81 @@ func (p *Parser) tokenUsage(f jsonrpc.Frame, pr *params) error {
 	if tu == nil || tu.Total == nil {
 		return p.malformedFrame(f, "thread/tokenUsage/updated without tokenUsage.total")
 	}
-	p.threadTok = tu.Total
-	if p.turnUsage == nil {
-		base := *tu.Total
-		if tu.Last != nil {
-			base = sub(base, *tu.Last)
-		}
-		p.turnUsage = &turnUsage{base: base}
-	}
-	p.turnUsage.last = *tu.Total
+	p.applyUsage(*tu.Total, tu.Last, false)
 	return p.em.Err()
+}
+
+// legacyTokenCountMethod is the v1 usage notification, the only usage
+// source of builds before thread/tokenUsage/updated (0.58.0).
+const legacyTokenCountMethod = "codex/event/token_count"
+
+// legacyTokenCount maps codex/event/token_count: msg.info.total_token_usage
+// is the thread total and last_token_usage the last model call, as total
+// and last of thread/tokenUsage/updated, so the turn's usage is derived the
+// same way. info is null in the first one of a session (rate limits only).
+// A build that sent both notifications would count every call twice: once
+// a thread/tokenUsage/updated is seen, token_count is ignored, and a turn
+// whose usage began on token_count starts again on the v2 figures. The
+// notification is also kept as a custom payload, like every v1 event.
+func (p *Parser) legacyTokenCount(f jsonrpc.Frame, pr *params) error {
+	if err := p.customFrame(string(f.Method), f, pr); err != nil {
+		return err
+	}
+	var lp struct {
+		ConversationID string `json:"conversationId"`
+		Msg            struct {
+			Info *struct {
+				Total *wireLegacyTokens `json:"total_token_usage"`
+				Last  *wireLegacyTokens `json:"last_token_usage"`
+			} `json:"info"`
+		} `json:"msg"`
+	}
+	if f.DecodeParams(&lp) != nil {
+		return p.malformedFrame(f, legacyTokenCountMethod+" with malformed params")
+	}
+	info := lp.Msg.Info
+	if p.sawV2Usage || info == nil || info.Total == nil ||
+		lp.ConversationID != "" && p.threadID != "" && lp.ConversationID != p.threadID {
+		return p.em.Err()
+	}
+	var last *wireTokens
+	if info.Last != nil {
+		l := info.Last.tokens()
+		last = &l
+	}
+	p.applyUsage(info.Total.tokens(), last, true)
+	return p.em.Err()
+}
+
+// applyUsage records a thread total and, for the turn's first report, the
+// total before it (total minus the last call).
+func (p *Parser) applyUsage(total wireTokens, last *wireTokens, legacy bool) {
+	if !legacy && !p.sawV2Usage {
+		// The first v2 figures: forget those of token_count, so that the
+		// two sources are never mixed.
+		p.sawV2Usage = true
+		p.threadTok = nil // only token_count can have set it
+		if p.turnUsage != nil && p.turnUsage.legacy {
+			p.turnUsage = nil
+		}
+	}
+	if p.turnUsage == nil {
+		// The thread total before the turn: the last total seen, else
+		// this one minus its last call. Not the first report's alone:
+		// 0.58.0 repeats the previous turn's report when a turn begins
+		// (its "last" is the previous turn's call), which would count
+		// that call twice (corpus two-turns).
+		base := total
+		switch {
+		case p.threadTok != nil:
+			base = *p.threadTok
+		case last != nil:
+			base = sub(base, *last)
+		}
+		p.turnUsage = &turnUsage{base: base, legacy: legacy}
+	}
+	p.turnUsage.last = total
+	p.threadTok = &total
 }
 
 func sub(a, b wireTokens) wireTokens {

@@ -121,6 +121,7 @@ type Parser struct {
 	usage      *driver.Usage // this run's turns, summed
 	turnUsage  *turnUsage
 	threadTok  *wireTokens // the last thread total seen
+	sawV2Usage bool        // a thread/tokenUsage/updated was seen: token_count is ignored
 	malformed  int
 	problem    string
 	unknown    int
@@ -144,6 +145,7 @@ type itemState struct {
 // turnUsage tracks one turn's token usage from thread/tokenUsage/updated.
 type turnUsage struct {
 	base, last wireTokens // thread total before the turn, at the last update
+	legacy     bool       // from codex/event/token_count
 }
 
 type clientAnswer struct {
@@ -402,6 +404,9 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 		return h(p, f, pr)
 	}
 	if bytes.HasPrefix(method, legacyPrefix) {
+		if string(method) == legacyTokenCountMethod {
+			return p.legacyTokenCount(f, pr)
+		}
 		if p.opts.LegacyTurnEnd {
 			return p.legacyEvent(f, pr)
 		}

@@ -2,6 +2,7 @@ package appserver
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -444,5 +445,55 @@ func TestPendingTurnStart(t *testing.T) {
 	r := mustRun(t, stdin, lines(sSession...), streaming, Outcome{})
 	if f := r.Response.Failure; f == nil || !strings.Contains(f.Message, "turn/start (id 3) got no response") || r.Response.Checkpoint.Valid {
 		t.Fatalf("failure %+v", f)
+	}
+}
+
+// legacyTokens is a 0.58.0 codex/event/token_count with the given thread
+// total and last call (input tokens; output is a tenth).
+func legacyTokens(conv string, total, last int) string {
+	if total < 0 {
+		return `{"method":"codex/event/token_count","params":{"id":"0","msg":{"type":"token_count","info":null,"rate_limits":{"primary":null,"secondary":null}},"conversationId":"` + conv + `"}}`
+	}
+	return fmt.Sprintf(`{"method":"codex/event/token_count","params":{"id":"0","msg":{"type":"token_count","info":{"total_token_usage":{"input_tokens":%d,"cached_input_tokens":0,"output_tokens":%d,"reasoning_output_tokens":0,"total_tokens":%d},"last_token_usage":{"input_tokens":%d,"cached_input_tokens":0,"output_tokens":%d,"reasoning_output_tokens":0,"total_tokens":%d}}},"conversationId":%q}}`,
+		total, total/10, total+total/10, last, last/10, last+last/10, conv)
+}
+
+// TestLegacyTokenCount: builds before thread/tokenUsage/updated (0.58.0)
+// report usage only in codex/event/token_count; it is mapped the same way,
+// never counted twice beside the v2 notification, and a turn's re-report
+// of the previous call (0.58.0 repeats it when a turn begins) is not a new
+// call.
+func TestLegacyTokenCount(t *testing.T) {
+	head := []string{sInit, sThreadResp, sThreadStd, sTurnResp, sTurnStd}
+	for _, c := range []struct {
+		name  string
+		lines []string
+		want  *driver.Usage
+	}{
+		{"legacy only", []string{legacyTokens("th-1", -1, 0), legacyTokens("th-1", 1000, 100), legacyTokens("th-1", 1100, 100), sMsgDone, sDone},
+			&driver.Usage{InputTokens: 200, OutputTokens: 20}},
+		{"re-report at turn start", []string{legacyTokens("th-1", 1000, 100), legacyTokens("th-1", 1000, 100), legacyTokens("th-1", 1100, 100), sDone},
+			&driver.Usage{InputTokens: 200, OutputTokens: 20}},
+		{"other conversation ignored", []string{legacyTokens("th-9", 5000, 100), legacyTokens("th-1", 1000, 100), sDone},
+			&driver.Usage{InputTokens: 100, OutputTokens: 10}},
+		{"v2 wins over legacy", []string{legacyTokens("th-1", 1000, 100), sUsage, legacyTokens("th-1", 1100, 100), sDone},
+			&driver.Usage{InputTokens: 100, CachedInputTokens: 40, OutputTokens: 10}},
+		{"info null only", []string{legacyTokens("th-1", -1, 0), sDone}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := mustRun(t, sStdin, lines(append(head, c.lines...)...), streaming, Outcome{})
+			if d := cmp.Diff(c.want, r.Response.Usage); d != "" {
+				t.Errorf("usage (-want +got):\n%s", d)
+			}
+			n := 0
+			for _, p := range r.Payloads {
+				if p.Kind == "appserver/codex/event/token_count" {
+					n++
+				}
+			}
+			if want := strings.Count(strings.Join(c.lines, "\n"), "codex/event/token_count"); n != want {
+				t.Errorf("%d token_count custom payloads, want %d (every one kept)", n, want)
+			}
+		})
 	}
 }

@@ -93,6 +93,20 @@ type wireTokens struct {
 	ReasoningOutputTokens int `json:"reasoningOutputTokens"`
 }
 
+// wireLegacyTokens is a token breakdown of codex/event/token_count (v1,
+// snake_case).
+type wireLegacyTokens struct {
+	TotalTokens           int `json:"total_tokens"`
+	InputTokens           int `json:"input_tokens"`
+	CachedInputTokens     int `json:"cached_input_tokens"`
+	OutputTokens          int `json:"output_tokens"`
+	ReasoningOutputTokens int `json:"reasoning_output_tokens"`
+}
+
+func (t wireLegacyTokens) tokens() wireTokens {
+	return wireTokens(t) // same fields, other tags
+}
+
 type wireTokenUsage struct {
 	Total *wireTokens `json:"total"`
 	Last  *wireTokens `json:"last"`
