@@ -403,6 +403,10 @@ func scanString(b []byte, i int) (int, error) {
 	for {
 		// Eight bytes at a time while none of them is special: string
 		// contents are most of the bytes of an agent stream.
+		for i+16 <= len(b) && !hasStrSpecial(binary.LittleEndian.Uint64(b[i:])) &&
+			!hasStrSpecial(binary.LittleEndian.Uint64(b[i+8:])) {
+			i += 16
+		}
 		for i+8 <= len(b) && !hasStrSpecial(binary.LittleEndian.Uint64(b[i:])) {
 			i += 8
 		}
