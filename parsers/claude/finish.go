@@ -176,7 +176,15 @@ func resultMessage(r *resultLine) string {
 	if r.Result != nil && strings.TrimSpace(*r.Result) != "" {
 		return *r.Result
 	}
-	if errs := stringList(r.Errors); len(errs) > 0 {
+	// Blank entries say nothing (errors [""] was found by FuzzParser: it
+	// made a Failure without a message).
+	var errs []string
+	for _, e := range stringList(r.Errors) {
+		if strings.TrimSpace(e) != "" {
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) > 0 {
 		return strings.Join(errs, "; ")
 	}
 	s := "claude: result " + r.Subtype
