@@ -36,6 +36,13 @@ func FuzzGuard(f *testing.F) {
 		if (full == nil) != stdjson.Valid(b) {
 			t.Fatalf("Check = %v, encoding/json Valid = %v", full, stdjson.Valid(b))
 		}
+		if len(b) > 0 && b[0] == '"' {
+			// StringEnd agrees with Check on a lone literal.
+			end, _, ok := StringEnd(b, 0)
+			if (ok && SkipWS(b, end) == len(b)) != (full == nil) {
+				t.Fatalf("StringEnd = %d, %v; Check = %v", end, ok, full)
+			}
+		}
 		small := Check(b, maxDepth)
 		if small != nil && !errors.Is(small, ErrTooDeep) && !reflect.DeepEqual(small, full) {
 			t.Fatalf("Check(%d) = %v, Check(max) = %v", maxDepth, small, full)

@@ -251,3 +251,23 @@ func TestHasStrSpecial(t *testing.T) {
 		}
 	}
 }
+
+// TestStringEnd agrees with Check on every literal of checkTests that
+// starts with a quote, and on a few of its own.
+func TestStringEnd(t *testing.T) {
+	ins := []string{`""`, `"a"`, `"\u00e9\n\"x\\"`, `"abcdefghijklmnopqrstuvwxyz0123456789"`, "\"a\x01\"", `"\x"`, `"\u12g4"`, `"abc`, `"\`, `"\u12`,
+		"\"0123456789abcdef\x1f\"", `"0123456789abcdef0123456789\"abcdef"`}
+	for _, c := range checkTests {
+		if strings.HasPrefix(c.in, `"`) {
+			ins = append(ins, c.in)
+		}
+	}
+	for _, in := range ins {
+		b := []byte(in + ` ,`)
+		end, esc, ok := StringEnd(b, 0)
+		want := Check([]byte(in), 0) == nil
+		if ok != want || ok && (end != len(in) || esc != strings.Contains(in, `\`)) {
+			t.Errorf("StringEnd(%q) = %d, %v, %v; Check says valid=%v", in, end, esc, ok, want)
+		}
+	}
+}

@@ -1,5 +1,7 @@
 package jsonguard
 
+import "encoding/binary"
+
 // Helpers for hand-written decoders that walk a value [Check] has already
 // accepted. On such input they are exact; on anything else their result is
 // unspecified, but they never panic and run in linear time.
@@ -16,4 +18,50 @@ func ValueEnd(b []byte, i int) int {
 		return min(skipString(b, i+1), len(b))
 	}
 	return skipValue(b, i)
+}
+
+// StringEnd validates the string literal whose opening quote is b[i], as
+// [Check] does (escapes well formed, no control character, terminated),
+// and returns the index just past its closing quote and whether it holds
+// an escape. ok is false for an invalid literal. It scans eight or sixteen
+// bytes at a time, like Check.
+func StringEnd(b []byte, i int) (end int, escaped, ok bool) {
+	i++
+	for {
+		for i+16 <= len(b) && !hasStrSpecial(binary.LittleEndian.Uint64(b[i:])) &&
+			!hasStrSpecial(binary.LittleEndian.Uint64(b[i+8:])) {
+			i += 16
+		}
+		for i+8 <= len(b) && !hasStrSpecial(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		for i < len(b) && !strSpecial[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return 0, escaped, false
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, escaped, true
+		case '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				return 0, escaped, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return 0, escaped, false
+				}
+				i += 6
+			default:
+				return 0, escaped, false
+			}
+		default: // a control character
+			return 0, escaped, false
+		}
+	}
 }
