@@ -5,26 +5,34 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/ndjson"
 )
 
 // The item events are nearly all of a codex stream's bytes (command output
-// and agent text), so they get a hand-written decoder: one validating pass
-// (jsonguard.Check) and one walk that unquotes each string member once,
-// instead of the reflective decoder, which scans every string twice and
-// copies it on the way. It is an accelerator, not a second semantics:
+// and agent text), so every line first goes through a hand-written walk
+// that validates it, reads its "type" and decodes its "item" in one pass,
+// instead of a Type peek, a validating pass and the reflective decoder,
+// which together read every string four times. It is an accelerator, not a
+// second semantics:
 //
+//   - it validates as jsonguard.Check does: every string literal (names
+//     included) with jsonguard.StringEnd, every value it does not decode
+//     with Check over the value's bytes (within the remaining depth), the
+//     structure between them itself, and nothing may follow the object;
 //   - it handles the shape every codex release writes: exact member names,
 //     each at most once, values of the field's type or null;
-//   - on anything else it gives up (returns false) and the caller runs the
-//     reflective decoder, whose behaviour (encoding/json's: case-insensitive
-//     names, last duplicate wins, type errors) is then the only one. It
-//     gives up on a member name with an escape, a non-ASCII byte or a case
-//     variant of a field name; on a duplicate member; on a value of the
-//     wrong type; on a number that is not a plain integer fitting an int;
-//     on a null element of changes or items.
+//   - on anything else it gives up (fast is false), and the caller uses
+//     Frame.Type and the reflective decoder, whose behaviour (encoding/json's:
+//     case-insensitive names, last duplicate wins, type errors, positioned
+//     syntax errors) is then the only one. It gives up on invalid JSON; on a
+//     member name with an escape, a non-ASCII byte or a case variant of a
+//     field name; on a duplicate member; on a value of the wrong type; on a
+//     number that is not a plain integer fitting an int; on a null element
+//     of changes or items; on a "type" value with an escape or invalid UTF-8.
 //
-// FuzzItemDecode and TestFastItemDecode check that whenever it does not
-// give up, the reflective decoder succeeds with an equal result.
+// FuzzItemDecode, TestFastItemDecode and its rapid grammar check that
+// whenever it does not give up, the line is valid JSON, the reflective
+// decoder decodes an equal event and Frame.Type reads the same type.
 
 // itemField numbers the members of wireItem, for the duplicate check.
 type itemField uint8
@@ -134,8 +142,8 @@ func member(b []byte, i int) (name []byte, v int, ok bool) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, 0, false
 	}
-	end := jsonguard.ValueEnd(b, i)
-	if end < i+2 || end > len(b) {
+	end, _, ok := jsonguard.StringEnd(b, i)
+	if !ok {
 		return nil, 0, false
 	}
 	name = b[i+1 : end-1]
@@ -180,21 +188,43 @@ func openObject(b []byte, i int) (j int, empty, ok bool) {
 	return j, false, true
 }
 
-// fastEvent walks the top-level object of a line that jsonguard.Check
-// accepted, in one pass: it returns the "type" member's value as
-// ndjson.Frame.Type would (typOK false when it is absent or not a string)
-// and decodes an "item" member into ev, whose Item points at a zero
-// wireItem, as Decode would. fast is false when the line is outside the
-// shape it handles (see above, and: a "type" value with an escape or
-// invalid UTF-8); ev is then in an unspecified state and the caller must
-// reset it and use Type and Decode.
+// Depths of the values the walk decodes: the line's object is level 1,
+// the item 2, changes and items 3, their elements 4. A value skipped at
+// level n is checked with the depth left, so the line's limit is
+// ndjson.DefaultMaxDepth, as for Decode.
+const (
+	depthTop  = 1
+	depthItem = 2
+	depthElem = 4
+)
+
+// skipChecked returns the end of the value at b[v] after checking it is
+// valid JSON nested at most the depth left below level.
+func skipChecked(b []byte, v, level int) (int, bool) {
+	end := jsonguard.ValueEnd(b, v)
+	return end, jsonguard.Check(b[v:end], ndjson.DefaultMaxDepth-level) == nil
+}
+
+// literal reports whether b[v:] starts with lit; the byte after it is
+// checked by the caller's next step.
+func literal(b []byte, v int, lit string) bool {
+	return len(b)-v >= len(lit) && string(b[v:v+len(lit)]) == lit
+}
+
+// fastEvent validates a line and walks its top-level object in one pass:
+// it returns the "type" member's value as ndjson.Frame.Type would (typOK
+// false when it is absent or not a string) and decodes an "item" member
+// into ev, whose Item points at a zero wireItem, as Decode would. fast is
+// false when the line is invalid or outside the shape it handles (see
+// above); ev is then in an unspecified state and the caller must reset it
+// and use Type and Decode.
 func fastEvent(b []byte, ev *wireItemEvent) (typ []byte, typOK, fast bool) {
 	i, empty, ok := openObject(b, jsonguard.SkipWS(b, 0))
 	if !ok {
 		return nil, false, false
 	}
 	if empty {
-		return nil, false, true
+		return nil, false, jsonguard.SkipWS(b, i) == len(b)
 	}
 	seenItem, seenType := false, false
 	for {
@@ -209,20 +239,21 @@ func fastEvent(b []byte, ev *wireItemEvent) (typ []byte, typOK, fast bool) {
 				return nil, false, false
 			}
 			seenType = true
-			end = jsonguard.ValueEnd(b, v)
 			if b[v] == '"' {
-				raw := b[v+1 : end-1]
-				if bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
+				var esc bool
+				if end, esc, ok = jsonguard.StringEnd(b, v); !ok || esc || !utf8.Valid(b[v+1:end-1]) {
 					return nil, false, false
 				}
-				typ, typOK = raw, true
+				typ, typOK = b[v+1:end-1], true
+			} else if end, ok = skipChecked(b, v, depthTop); !ok {
+				return nil, false, false
 			}
 		case string(name) == "item":
 			if seenItem {
 				return nil, false, false
 			}
 			seenItem = true
-			if b[v] == 'n' { // null: Check accepted the line
+			if literal(b, v, "null") {
 				ev.Item = nil
 				end = v + 4
 			} else if end, ok = fastItem(b, v, ev.Item); !ok {
@@ -231,14 +262,16 @@ func fastEvent(b []byte, ev *wireItemEvent) (typ []byte, typOK, fast bool) {
 		case !plainName(name, "item"):
 			return nil, false, false
 		default:
-			end = jsonguard.ValueEnd(b, v)
+			if end, ok = skipChecked(b, v, depthTop); !ok {
+				return nil, false, false
+			}
 		}
 		var more bool
 		if i, more, ok = next(b, end); !ok {
 			return nil, false, false
 		}
 		if !more {
-			return typ, typOK, true
+			return typ, typOK, jsonguard.SkipWS(b, i) == len(b)
 		}
 	}
 }
@@ -274,7 +307,10 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 			// String members: decoded where they stand, the decoder
 			// finding their end.
 			switch b[v] {
-			case 'n': // null (Check accepted the line)
+			case 'n':
+				if !literal(b, v, "null") {
+					return 0, false
+				}
 				end = v + 4
 				switch fld {
 				case fText:
@@ -326,7 +362,9 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 			}
 			continue
 		}
-		end = jsonguard.ValueEnd(b, v)
+		if end, ok = skipChecked(b, v, depthItem); !ok {
+			return 0, false
+		}
 		val := b[v:end]
 		null := string(val) == "null"
 		switch fld {

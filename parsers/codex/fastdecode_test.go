@@ -22,14 +22,14 @@ func diffFastItem(t interface {
 	Fatalf(string, ...any)
 }, line []byte) bool {
 	t.Helper()
-	if jsonguard.Check(line, ndjson.DefaultMaxDepth) != nil {
-		return false
-	}
 	var fast wireItem
 	evFast := wireItemEvent{Item: &fast}
 	typ, typOK, ok := fastEvent(line, &evFast)
 	if !ok {
 		return false
+	}
+	if err := jsonguard.Check(line, ndjson.DefaultMaxDepth); err != nil {
+		t.Fatalf("fast walk accepted %q, which is not valid JSON: %v", line, err)
 	}
 	var slow wireItem
 	evSlow := wireItemEvent{Item: &slow}
@@ -132,7 +132,37 @@ func TestFastItemDecode(t *testing.T) {
 		{`{"item":[]}`, false},
 		{`{"item":"x"}`, false},
 		{`[]`, false},
-		{`{"item":{"id":"i"`, false}, // not JSON: Check fails first
+		// Not JSON: the walk validates as Check does.
+		{`{"item":{"id":"i"`, false},
+		{"{\"item\":{\"text\":\"a\x01b\"}}", false},
+		{"{\"item\":{\"text\":\"a\x01b\\n\"}}", false},
+		{"{\"ty\x01pe\":\"x\"}", false},
+		{"{\"type\":\"item.\x1f\"}", false},
+		{`{"item":{"text":"\q"}}`, false},
+		{`{"item":{"text":"\u12"}}`, false},
+		{`{"item":{"exit_code":01}}`, false},
+		{`{"item":{"exit_code":-}}`, false},
+		{`{"item":nulx}`, false},
+		{`{"item":{"id":nul}}`, false},
+		{`{"item":{"arguments":{"a":tru}}}`, false},
+		{`{"item":{"arguments":{"a":1,}}}`, false},
+		{`{"item":{"changes":[{"path":"a"},]}}`, false},
+		{`{"other":[1 2],"item":{}}`, false},
+		{`{"item":{}} x`, false},
+		{`{"item":{}}}`, false},
+		{`{} {}`, false},
+		{`{"item":{},}`, false},
+		{`{"item" {}}`, false},
+		{`{"type":"a" "item":{}}`, false},
+		{`{"x":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`, false}, // deeper than the limit
+		{`{"x":` + strings.Repeat("[", 400) + strings.Repeat("]", 400) + `}`, true},
+		// The depth limit is the line's, exactly (512 levels).
+		{`{"x":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `}`, true},
+		{`{"x":` + strings.Repeat("[", 512) + strings.Repeat("]", 512) + `}`, false},
+		{`{"item":{"arguments":` + strings.Repeat("[", 510) + strings.Repeat("]", 510) + `}}`, true},
+		{`{"item":{"arguments":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `}}`, false},
+		{`{"item":{"changes":[{"diff":null,"x":` + strings.Repeat("[", 508) + strings.Repeat("]", 508) + `}]}}`, true},
+		{`{"item":{"changes":[{"diff":null,"x":` + strings.Repeat("[", 509) + strings.Repeat("]", 509) + `}]}}`, false},
 	} {
 		if got := diffFastItem(t, []byte(c.line)); got != c.fast {
 			t.Errorf("fast path on %s: %v, want %v", c.line, got, c.fast)
@@ -191,6 +221,14 @@ func FuzzItemDecode(f *testing.F) {
 		`{"item":{"id":"c","type":"command_execution","aggregated_output":"\u00e9\n","exit_code":0}}`,
 	} {
 		f.Add([]byte(s))
+	}
+	// Every distinct line shape of the recordings, up to 4 KiB.
+	for _, c := range corpusCases(f) {
+		for line := range strings.Lines(c.stdout) {
+			if len(line) <= 4<<10 {
+				f.Add([]byte(strings.TrimSuffix(line, "\n")))
+			}
+		}
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { diffFastItem(t, line) })
 }

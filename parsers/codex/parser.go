@@ -226,19 +226,16 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	return p.unknownEvent(f, string(typ))
 }
 
-// peek returns the line's "type" as f.Type does. A valid line also gets
-// its item decoded in the same walk (see fastEvent), which spares the item
-// events (nearly all the bytes) a pass; any other line is left to Type
-// and, later, Decode.
+// peek returns the line's "type" as f.Type does. A valid line of the
+// usual shape is validated and gets its item decoded in the same walk (see
+// fastEvent), which spares the item events (nearly all the bytes) three
+// passes; any other line is left to Type and, later, Decode.
 func (p *Parser) peek(f ndjson.Frame) ([]byte, bool) {
-	p.fast = false
-	if jsonguard.Check(f.Data, ndjson.DefaultMaxDepth) == nil {
-		p.scratch = wireItem{}
-		p.fastEv = wireItemEvent{Item: &p.scratch}
-		if typ, ok, fast := fastEvent(f.Data, &p.fastEv); fast {
-			p.fast = true
-			return typ, ok
-		}
+	p.scratch = wireItem{}
+	p.fastEv = wireItemEvent{Item: &p.scratch}
+	typ, ok, fast := fastEvent(f.Data, &p.fastEv)
+	if p.fast = fast; fast {
+		return typ, ok
 	}
 	return f.Type()
 }

@@ -138,27 +138,24 @@ func trimSpace(b []byte) []byte {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// unquoteAt decodes the string literal whose opening quote is b[i], in a
-// line jsonguard.Check accepted, and returns it with the index just past
-// its closing quote. Without an escape (names, ids, most text) the first
-// quote ends the string and one search finds it; with escapes the end is
-// found first, so that the output is allocated once at its final size
-// (growing it as the escapes come would copy a long output many times).
-// ok is false (end unspecified) if b[i] does not start a well-formed
-// literal.
+// unquoteAt validates and decodes the string literal whose opening quote
+// is b[i] and returns it with the index just past its closing quote. One
+// vectorized scan (jsonguard.StringEnd) validates the literal and finds
+// its end; a literal without escapes (names, ids, most text) is then
+// copied as it stands, one with escapes decoded into an output allocated
+// once at its final size. ok is false (end unspecified) if b[i] does not
+// start a valid literal.
 func unquoteAt(b []byte, i int) (s string, end int, ok bool) {
-	pos := i + 1
-	q := pos + bytes.IndexByte(b[pos:], '"')
-	if q < pos {
+	end, esc, ok := jsonguard.StringEnd(b, i)
+	if !ok {
 		return "", 0, false
 	}
-	if body := b[pos:q]; bytes.IndexByte(body, '\\') < 0 {
+	if body := b[i+1 : end-1]; !esc {
 		if utf8.Valid(body) {
-			return string(body), q + 1, true
+			return string(body), end, true
 		}
-		return string(jsonguard.AppendValidUTF8(nil, body)), q + 1, true
+		return string(jsonguard.AppendValidUTF8(nil, body)), end, true
 	}
-	end = jsonguard.ValueEnd(b, i)
 	s, ok = unquote(b[i:end])
 	return s, end, ok
 }
