@@ -77,21 +77,12 @@ func session(t testing.TB, name, stdinOut string, tail ...fakecli.Step) fakecli.
 	return fakecli.Script{StdinOut: stdinOut, Steps: steps}
 }
 
-func request(prompt string) driver.Request {
-	return driver.Request{RunID: "r1", Prompt: prompt, Streaming: true,
-		Workspace:      driver.WorkspaceLease{ID: "ws", CWD: os.TempDir()},
-		ProfilePayload: driver.ProfilePayload{Fingerprint: "p", SessionCompatibilityFingerprint: "ps"}}
-}
-
 func TestConformanceFake(t *testing.T) {
 	script := session(t, "text", "")
-	adaptertest.TestDriver(t, func() driver.Driver { return fake(t, script) },
+	drvtest.Conformance(t, func() driver.Driver { return fake(t, script) },
 		adaptertest.WithLiveRun("Say hello in one sentence."),
 		adaptertest.WithLiveExpectedOutput("Hello, world! This answer arrives in seven deltas."),
 		adaptertest.WithResumeRun("Again."),
-		adaptertest.WithSessionKeys(driver.ParamCWD),
-		adaptertest.WithGuardKeys(driver.ParamCWD),
-		adaptertest.ExpectRejectForeignConfig(),
 	)
 }
 
@@ -99,7 +90,7 @@ func TestReplay(t *testing.T) {
 	for _, name := range []string{"text", "reasoning", "unicode", "tool-success"} {
 		t.Run(name, func(t *testing.T) {
 			stdin := filepath.Join(t.TempDir(), "stdin")
-			r := drvtest.Run(t, fake(t, session(t, name, stdin)), request("hi"), drvtest.Opts{})
+			r := drvtest.Run(t, fake(t, session(t, name, stdin)), drvtest.Request("hi"), drvtest.Opts{})
 			if r.Err != nil || r.Resp.Failure != nil {
 				t.Fatalf("err=%v failure=%+v", r.Err, r.Resp.Failure)
 			}
@@ -130,7 +121,7 @@ func TestApproval(t *testing.T) {
 			d := fake(t, session(t, tc.name, stdin))
 			sink := drvtest.NewSnapSink()
 			sink.Answers = []driver.DecisionResponse{{Result: tc.res}}
-			resp, err := d.Run(t.Context(), request("hi"), sink)
+			resp, err := d.Run(t.Context(), drvtest.Request("hi"), sink)
 			if err != nil || resp.Failure != nil {
 				t.Fatalf("err=%v failure=%+v", err, resp.Failure)
 			}
@@ -160,7 +151,7 @@ func TestCancelInterrupt(t *testing.T) {
 	// Writes the turn up to a delta, then waits for turn/interrupt and ends
 	// the turn as interrupted.
 	script := session(t, "interrupt", stdin, fakecli.Step{ReadLine: true}, fakecli.Step{Stdout: `{"id":3,"result":{}}` + "\n" + end}, fakecli.Step{ReadStdin: true})
-	r := drvtest.Run(t, fake(t, script, func(c *appserver.Config) { c.Grace = 2 * time.Second }), request("hi"),
+	r := drvtest.Run(t, fake(t, script, func(c *appserver.Config) { c.Grace = 2 * time.Second }), drvtest.Request("hi"),
 		drvtest.Opts{CancelOnStdout: `"method":"item/agentMessage/delta"`, CancelDelay: 100 * time.Millisecond})
 	if r.AfterCancel > 3*time.Second {
 		t.Errorf("Run returned %v after the cancel", r.AfterCancel)
@@ -230,7 +221,7 @@ func TestFaults(t *testing.T) {
 			if c.cancel {
 				o = drvtest.Opts{CancelOnStdout: `"method":"item/agentMessage/delta"`, CancelDelay: 100 * time.Millisecond}
 			}
-			r := drvtest.Run(t, fake(t, c.script, func(cfg *appserver.Config) { cfg.MaxLineSize = 8192 }), request("hi"), o)
+			r := drvtest.Run(t, fake(t, c.script, func(cfg *appserver.Config) { cfg.MaxLineSize = 8192 }), drvtest.Request("hi"), o)
 			if c.cancel && (r.AfterCancel == 0 || r.AfterCancel > 3*time.Second) {
 				t.Errorf("Run returned %v after the cancel", r.AfterCancel)
 			}

@@ -50,27 +50,18 @@ const partial = `{"type":"system","subtype":"init","cwd":"/w","session_id":"sess
 {"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Working on it..."}],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}},"parent_tool_use_id":null,"session_id":"sess-1","uuid":"u1"}
 `
 
-func request(prompt string) driver.Request {
-	return driver.Request{RunID: "r1", Prompt: prompt, Streaming: true,
-		Workspace:      driver.WorkspaceLease{ID: "ws", CWD: os.TempDir()},
-		ProfilePayload: driver.ProfilePayload{Fingerprint: "p", SessionCompatibilityFingerprint: "ps"}}
-}
-
 func TestConformanceFake(t *testing.T) {
 	script := fakecli.Script{
 		Steps: []fakecli.Step{{Stdout: okStream("OK")}},
 		ByLastArg: map[string][]fakecli.Step{
-			"What did I say?":     {{Stdout: okStream("You said OK")}},
-			"Write a long essay.": {{Stdout: partial}, {Stall: true}},
+			drvtest.ResumePrompt: {{Stdout: okStream("You said OK")}},
+			drvtest.CancelPrompt: {{Stdout: partial}, {Stall: true}},
 		},
 	}
-	adaptertest.TestDriver(t, func() driver.Driver { return fake(t, script) },
+	drvtest.Conformance(t, func() driver.Driver { return fake(t, script) },
 		adaptertest.WithLiveRun(""),
-		adaptertest.WithResumeRun("What did I say?"),
-		adaptertest.WithCancelRun("Write a long essay.", 300*time.Millisecond, 3*time.Second),
-		adaptertest.WithSessionKeys(driver.ParamCWD),
-		adaptertest.WithGuardKeys(driver.ParamCWD),
-		adaptertest.ExpectRejectForeignConfig(),
+		adaptertest.WithResumeRun(drvtest.ResumePrompt),
+		adaptertest.WithCancelRun(drvtest.CancelPrompt, 300*time.Millisecond, 3*time.Second),
 	)
 }
 
@@ -83,7 +74,7 @@ func TestReplay(t *testing.T) {
 			}
 			_ = json.Unmarshal(meta, &m)
 			want := strings.Join(capture(t, name), "")
-			r := drvtest.Run(t, fake(t, fakecli.Script{Steps: []fakecli.Step{{StdoutFile: filepath.Join(corpusDir, name, "stdout")}, {Exit: fakecli.Exit(m.ExitCode)}}}), request("hi"), drvtest.Opts{})
+			r := drvtest.Run(t, fake(t, fakecli.Script{Steps: []fakecli.Step{{StdoutFile: filepath.Join(corpusDir, name, "stdout")}, {Exit: fakecli.Exit(m.ExitCode)}}}), drvtest.Request("hi"), drvtest.Opts{})
 			if r.Err != nil {
 				t.Fatal(r.Err)
 			}
@@ -154,7 +145,7 @@ func TestFaults(t *testing.T) {
 			if c.mod != nil {
 				mods = append(mods, c.mod)
 			}
-			r := drvtest.Run(t, fake(t, c.script, mods...), request("hi"), drvtest.Opts{CancelOnStdout: onStdout(c.cancel), CancelDelay: 200 * time.Millisecond})
+			r := drvtest.Run(t, fake(t, c.script, mods...), drvtest.Request("hi"), drvtest.Opts{CancelOnStdout: onStdout(c.cancel), CancelDelay: 200 * time.Millisecond})
 			if c.cancel > 0 && r.AfterCancel > 3*time.Second {
 				t.Errorf("Run returned %v after the cancel", r.AfterCancel)
 			}
@@ -195,7 +186,7 @@ func TestInteractiveAllowDeny(t *testing.T) {
 			sink.Answers = []driver.DecisionResponse{{Result: tc.decision}}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			resp, err := d.Run(ctx, request("Run touch agentwire-allowed.txt && echo created."), sink)
+			resp, err := d.Run(ctx, drvtest.Request("Run touch agentwire-allowed.txt && echo created."), sink)
 			if err != nil || resp.Failure != nil {
 				t.Fatalf("err=%v failure=%+v", err, resp.Failure)
 			}
@@ -237,7 +228,7 @@ func TestInteractiveCancelInterrupts(t *testing.T) {
 		{ReadStdin: true},
 	}}
 	d := fake(t, script, func(c *claude.Config) { c.Interactive, c.Grace = true, 2*time.Second })
-	r := drvtest.Run(t, d, request("Write a long essay."), drvtest.Opts{CancelOnStdout: "Working on it", CancelDelay: 100 * time.Millisecond})
+	r := drvtest.Run(t, d, drvtest.Request("Write a long essay."), drvtest.Opts{CancelOnStdout: "Working on it", CancelDelay: 100 * time.Millisecond})
 	if r.AfterCancel > 3*time.Second {
 		t.Errorf("Run returned %v after the cancel", r.AfterCancel)
 	}
@@ -259,7 +250,7 @@ func TestArgv(t *testing.T) {
 		c.ExtraArgs = []string{"--permission-mode", "default"}
 		c.ConfigDir = "/nonexistent/claude"
 	})
-	req := request("hello")
+	req := drvtest.Request("hello")
 	req.Session = &driver.SessionContext{State: &driver.SessionState{ResumeID: "sess-9"}}
 	cmd, err := d.Command(req)
 	if err != nil {

@@ -2,14 +2,10 @@ package claude_test
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/corpus/mock"
 	"github.com/agentwire/agentwire/corpus/record"
 	"github.com/agentwire/agentwire/driver"
@@ -49,65 +45,37 @@ func side(body []byte) bool {
 	return json.Unmarshal(body, &v) == nil && len(v.Tools) == 0
 }
 
-func e2eEnv(t *testing.T, opt mock.Options, interactive bool) (*claude.Driver, *mock.Server, string) {
+// e2eEnv starts a mock with opt and returns a driver configured like the
+// recorder runs Claude Code, one-shot or interactive, the mock and the
+// sandbox.
+func e2eEnv(t *testing.T, opt mock.Options, interactive bool) (*claude.Driver, *mock.Server, drvtest.Sandbox) {
 	t.Helper()
-	if err := record.SetupNamespace(); err != nil {
-		t.Fatal(err)
-	}
 	opt.API, opt.Side, opt.SideReply = mock.Messages, side, sideReply
 	srv, err := mock.New(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	// Not in a git work tree: Claude Code reads the repository around its
-	// working directory.
-	scratch, err := os.MkdirTemp("/var/tmp", "agentwire-drivers-claude-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(scratch) })
-	for _, d := range []string{"home", "work", "tmp", "config"} {
-		if err := os.MkdirAll(filepath.Join(scratch, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	path := "/usr/local/bin:/usr/bin:/bin"
-	if node, err := exec.LookPath("node"); err == nil {
-		path = filepath.Dir(node) + ":" + path
-	}
+	sb := drvtest.Setup(t, "claude", record.SetupNamespace, srv)
 	cfg := claude.Config{
 		Binary:      claudeBin(),
 		Interactive: interactive,
-		ConfigDir:   filepath.Join(scratch, "config"),
+		ConfigDir:   sb.Config,
 		IsolateEnv:  true,
-		Env: []string{"PATH=" + path, "HOME=" + filepath.Join(scratch, "home"), "TMPDIR=" + filepath.Join(scratch, "tmp"),
-			"LANG=C.UTF-8", "ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=sk-ant-mock-key",
-			"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"},
+		Env: append(sb.Env, "ANTHROPIC_BASE_URL="+sb.URL, "ANTHROPIC_API_KEY=sk-ant-mock-key",
+			"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"),
 	}
-	return claude.New(cfg), srv, filepath.Join(scratch, "work")
+	return claude.New(cfg), srv, sb
 }
 
-func e2eRequest(prompt, cwd string) driver.Request {
-	return driver.Request{RunID: "e2e", Prompt: prompt, Streaming: true,
-		Workspace:      driver.WorkspaceLease{ID: "ws-e2e", CWD: cwd},
-		ProfilePayload: driver.ProfilePayload{Fingerprint: "p", SessionCompatibilityFingerprint: "ps"}}
+// conversation lists the model requests of srv's scripted conversation
+// (not Claude Code's side requests).
+func conversation(srv *mock.Server) drvtest.Conversation {
+	return drvtest.ConversationOf(srv.Requests, func(r mock.Request) ([]byte, bool) { return r.Body, r.Reply >= -1 })
 }
 
 func conformance(t *testing.T, interactive bool) {
-	d, _, work := e2eEnv(t, mock.Options{Replies: []mock.Reply{text("OK"), text("You said ", "OK."), stall}}, interactive)
-	adaptertest.TestDriver(t, func() driver.Driver { return claude.New(d.Config()) },
-		adaptertest.WithLiveRun(""),
-		adaptertest.WithRequest(func(r *driver.Request) { r.Workspace = driver.WorkspaceLease{ID: "ws-e2e", CWD: work} }),
-		adaptertest.WithResumeRun("What did you say?"),
-		adaptertest.WithCancelRun("Write a long essay.", 8*time.Second, 3*time.Second),
-		adaptertest.WithSessionKeys(driver.ParamCWD),
-		adaptertest.WithGuardKeys(driver.ParamCWD),
-		adaptertest.ExpectRejectForeignConfig(),
-	)
+	d, _, sb := e2eEnv(t, mock.Options{Replies: []mock.Reply{text("OK"), text("You said ", "OK."), stall}}, interactive)
+	sb.Conformance(t, func() driver.Driver { return claude.New(d.Config()) }, 8*time.Second)
 }
 
 func TestE2EConformance(t *testing.T) {
@@ -128,56 +96,18 @@ func TestE2EResume(t *testing.T) {
 	if !drvtest.E2E(t, claudeBin()) {
 		return
 	}
-	d, srv, work := e2eEnv(t, mock.Options{Replies: []mock.Reply{text("Noted: the code word ", "is PAPAYA-42."), text("The code word ", "was PAPAYA-42.")}}, false)
-	r1 := drvtest.Run(t, d, e2eRequest("Remember this code word: PAPAYA-42.", work), drvtest.Opts{})
-	if r1.Err != nil || r1.Resp.Failure != nil || r1.Resp.Checkpoint == nil || !r1.Resp.Checkpoint.Valid {
-		t.Fatalf("run 1: err=%v failure=%+v checkpoint=%+v\nstderr:\n%s", r1.Err, r1.Resp.Failure, r1.Resp.Checkpoint, r1.Resp.RawStreams.Stderr)
-	}
-	n1 := len(srv.Requests())
-	req := e2eRequest("What was the code word?", work)
-	req.Session = &driver.SessionContext{Mode: driver.SessionContinueOnly, State: r1.Resp.Checkpoint.State}
-	r2 := drvtest.Run(t, d, req, drvtest.Opts{})
-	if r2.Err != nil || r2.Resp.Failure != nil || r2.Resp.Checkpoint == nil || !r2.Resp.Checkpoint.Valid {
-		t.Fatalf("run 2: err=%v failure=%+v checkpoint=%+v\nstderr:\n%s", r2.Err, r2.Resp.Failure, r2.Resp.Checkpoint, r2.Resp.RawStreams.Stderr)
-	}
-	proof := false
-	for _, r := range srv.Requests()[n1:] {
-		if r.Reply >= -1 && strings.Contains(string(r.Body), "Remember this code word: PAPAYA-42.") && strings.Contains(string(r.Body), "is PAPAYA-42.") {
-			proof = true
-		}
-	}
-	if !proof {
-		t.Errorf("run 2's model request does not carry run 1's conversation")
-	}
-	if r2.Resp.Output != "The code word was PAPAYA-42." {
-		t.Errorf("run 2 output %q", r2.Resp.Output)
-	}
+	d, srv, sb := e2eEnv(t, mock.Options{Replies: []mock.Reply{text(drvtest.ResumeReplies[0]...), text(drvtest.ResumeReplies[1]...)}}, false)
+	sb.Resume(t, d, conversation(srv))
 }
 
 func cancelE2E(t *testing.T, interactive bool) {
 	written := make(chan int, 8)
-	d, _, work := e2eEnv(t, mock.Options{Replies: []mock.Reply{stall}, OnWritten: func(seq, reply int) {
+	d, _, sb := e2eEnv(t, mock.Options{Replies: []mock.Reply{stall}, OnWritten: func(seq, reply int) {
 		if reply >= -1 {
 			written <- seq
 		}
 	}}, interactive)
-	r := drvtest.Run(t, d, e2eRequest("Write a long essay.", work), drvtest.Opts{CancelWhen: written, CancelDelay: 1500 * time.Millisecond})
-	t.Logf("Run returned %v after the cancel; exit %d signal %q failure %+v", r.AfterCancel, r.Resp.ExitCode, r.Resp.Signal, r.Resp.Failure)
-	if r.AfterCancel == 0 {
-		t.Fatalf("the run ended before the cancel: failure %+v\nstderr:\n%s", r.Resp.Failure, r.Resp.RawStreams.Stderr)
-	}
-	if r.AfterCancel > 3*time.Second {
-		t.Errorf("Run returned %v after the cancel, bound 3s", r.AfterCancel)
-	}
-	if r.Resp.Failure == nil || r.Resp.Failure.Code != driver.FailureCancelled {
-		t.Errorf("failure %+v", r.Resp.Failure)
-	}
-	if r.Resp.Checkpoint != nil && r.Resp.Checkpoint.Valid {
-		t.Errorf("a cancelled run left a valid checkpoint")
-	}
-	if !strings.Contains(r.Resp.RawStreams.Stdout, `"subtype":"init"`) {
-		t.Errorf("stdout before the cancel missing")
-	}
+	sb.Cancel(t, d, written, `"subtype":"init"`)
 }
 
 func TestE2ECancel(t *testing.T) {
@@ -198,26 +128,9 @@ func TestE2EApproval(t *testing.T) {
 	if !drvtest.E2E(t, claudeBin()) {
 		return
 	}
-	for _, dec := range []driver.DecisionResult{driver.DecisionApproved, driver.DecisionRejected} {
-		t.Run(string(dec), func(t *testing.T) {
-			tool := mock.Reply{Items: []mock.Item{{Type: "tool_call", Name: "Bash", Input: json.RawMessage(`{"command":"touch agentwire-allowed.txt && echo created","description":"Print a line"}`)}}}
-			d, _, work := e2eEnv(t, mock.Options{Replies: []mock.Reply{tool, text("Done.")}}, true)
-			sink := drvtest.NewSnapSink()
-			sink.Answers = []driver.DecisionResponse{{Result: dec}}
-			resp, err := d.Run(t.Context(), e2eRequest("Run touch agentwire-allowed.txt && echo created.", work), sink)
-			if err != nil || resp.Failure != nil {
-				t.Fatalf("err=%v failure=%+v\nstderr:\n%s", err, resp.Failure, resp.RawStreams.Stderr)
-			}
-			if vs := sink.Check(true, d.StreamCapability(), resp, err, d.SessionCodec()); len(vs) > 0 {
-				t.Errorf("violations:\n%s", vs)
-			}
-			if len(sink.Decisions) != 1 {
-				t.Fatalf("%d decisions, want 1", len(sink.Decisions))
-			}
-			_, statErr := os.Stat(filepath.Join(work, "agentwire-allowed.txt"))
-			if (statErr == nil) != (dec == driver.DecisionApproved) {
-				t.Errorf("decision %s: file exists = %v", dec, statErr == nil)
-			}
-		})
-	}
+	tool := mock.Reply{Items: []mock.Item{{Type: "tool_call", Name: "Bash", Input: json.RawMessage(`{"command":"touch agentwire-allowed.txt && echo created","description":"Print a line"}`)}}}
+	drvtest.Approval(t, "Run touch agentwire-allowed.txt && echo created.", "agentwire-allowed.txt", func(t *testing.T) (driver.Driver, drvtest.Sandbox) {
+		d, _, sb := e2eEnv(t, mock.Options{Replies: []mock.Reply{tool, text("Done.")}}, true)
+		return d, sb
+	})
 }

@@ -48,27 +48,18 @@ const partial = `{"type":"thread.started","thread_id":"fake-thread-1"}
 {"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"Working on it..."}}
 `
 
-func request(prompt string) driver.Request {
-	return driver.Request{RunID: "r1", Prompt: prompt, Streaming: true,
-		Workspace:      driver.WorkspaceLease{ID: "ws", CWD: os.TempDir()},
-		ProfilePayload: driver.ProfilePayload{Fingerprint: "p", SessionCompatibilityFingerprint: "ps"}}
-}
-
 func TestConformanceFake(t *testing.T) {
 	script := fakecli.Script{
 		Steps: []fakecli.Step{{Stdout: okStream("OK")}},
 		ByLastArg: map[string][]fakecli.Step{
-			"What did I say?":     {{Stdout: okStream("You said OK")}},
-			"Write a long essay.": {{Stdout: partial}, {Stall: true}},
+			drvtest.ResumePrompt: {{Stdout: okStream("You said OK")}},
+			drvtest.CancelPrompt: {{Stdout: partial}, {Stall: true}},
 		},
 	}
-	adaptertest.TestDriver(t, func() driver.Driver { return fake(t, script) },
+	drvtest.Conformance(t, func() driver.Driver { return fake(t, script) },
 		adaptertest.WithLiveRun(""),
-		adaptertest.WithResumeRun("What did I say?"),
-		adaptertest.WithCancelRun("Write a long essay.", 300*time.Millisecond, 3*time.Second),
-		adaptertest.WithSessionKeys(driver.ParamCWD),
-		adaptertest.WithGuardKeys(driver.ParamCWD),
-		adaptertest.ExpectRejectForeignConfig(),
+		adaptertest.WithResumeRun(drvtest.ResumePrompt),
+		adaptertest.WithCancelRun(drvtest.CancelPrompt, 300*time.Millisecond, 3*time.Second),
 	)
 }
 
@@ -79,7 +70,7 @@ func TestReplaySuccess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := drvtest.Run(t, fake(t, replay(name, fakecli.Step{Stderr: "Reading additional input from stdin...\n"})), request("hi"), drvtest.Opts{})
+			r := drvtest.Run(t, fake(t, replay(name, fakecli.Step{Stderr: "Reading additional input from stdin...\n"})), drvtest.Request("hi"), drvtest.Opts{})
 			if r.Err != nil || r.Resp.Failure != nil {
 				t.Fatalf("err=%v failure=%+v", r.Err, r.Resp.Failure)
 			}
@@ -107,7 +98,7 @@ func TestReplayFailures(t *testing.T) {
 				ExitCode int `json:"exit_code"`
 			}
 			_ = json.Unmarshal(meta, &m)
-			r := drvtest.Run(t, fake(t, replay(name, fakecli.Step{Exit: fakecli.Exit(m.ExitCode)})), request("hi"), drvtest.Opts{})
+			r := drvtest.Run(t, fake(t, replay(name, fakecli.Step{Exit: fakecli.Exit(m.ExitCode)})), drvtest.Request("hi"), drvtest.Opts{})
 			if r.Err != nil {
 				t.Fatal(r.Err)
 			}
@@ -133,7 +124,7 @@ func TestArgvAndEnv(t *testing.T) {
 			c.SkipGitRepoCheck = true
 			c.CodexHome = "/nonexistent/codex-home"
 		})
-	req := request("-dash prompt")
+	req := drvtest.Request("-dash prompt")
 	req.ModelOverride = "m-2"
 	req.Session = &driver.SessionContext{Mode: driver.SessionContinueOnly, State: &driver.SessionState{ResumeID: "thread-9"}}
 	cmd, err := d.Command(req)
@@ -243,7 +234,7 @@ func TestFaults(t *testing.T) {
 			if c.mod != nil {
 				mods = append(mods, c.mod)
 			}
-			r := drvtest.Run(t, fake(t, c.script, mods...), request("hi"), drvtest.Opts{CancelOnStdout: onStdout(c.cancel), CancelDelay: 200 * time.Millisecond})
+			r := drvtest.Run(t, fake(t, c.script, mods...), drvtest.Request("hi"), drvtest.Opts{CancelOnStdout: onStdout(c.cancel), CancelDelay: 200 * time.Millisecond})
 			if c.cancel > 0 && r.AfterCancel > 3*time.Second {
 				t.Errorf("Run returned %v after the cancel", r.AfterCancel)
 			}
@@ -259,7 +250,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestSinkError(t *testing.T) {
-	r := drvtest.Run(t, fake(t, fakecli.Script{Steps: []fakecli.Step{{Stdout: partial}, {Stall: true}}}), request("hi"), drvtest.Opts{FailAfter: 3})
+	r := drvtest.Run(t, fake(t, fakecli.Script{Steps: []fakecli.Step{{Stdout: partial}, {Stall: true}}}), drvtest.Request("hi"), drvtest.Opts{FailAfter: 3})
 	if r.Err == nil {
 		t.Fatal("no error from a failing sink")
 	}
@@ -285,7 +276,7 @@ func TestValidateConfig(t *testing.T) {
 		t.Error("fingerprint does not cover Model")
 	}
 	r := codex.New(codex.Config{})
-	req := request("x")
+	req := drvtest.Request("x")
 	req.Config = codex.Config{Model: "other"}
 	if _, err := r.Run(t.Context(), req, &adaptertest.RecordingSink{}); err == nil {
 		t.Error("a different request config was accepted")

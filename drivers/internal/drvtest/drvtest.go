@@ -1,6 +1,11 @@
 // Package drvtest holds test helpers shared by the reference drivers' tests:
 // run a driver and check what every run must satisfy (the validators, the
-// raw chunks, no goroutine or child process left behind).
+// raw chunks, no goroutine or child process left behind), the conformance
+// options every driver passes, and the end-to-end harness against the real
+// CLIs: E2E re-executes a test inside `unshare -n`, Setup makes its mock
+// server and sandbox, and the Sandbox methods run the scenarios every
+// driver shares (conformance, resume, cancel) and Approval the
+// approve / reject one.
 package drvtest
 
 import (
@@ -112,14 +117,7 @@ func Run(t *testing.T, d driver.Driver, req driver.Request, o Opts) Result {
 		r.AfterCancel = end.Sub(time.Unix(0, at))
 		r.AtCancel, _ = atCancel.Load().(string)
 	}
-	var capability driver.StreamCapability
-	if ss, ok := d.(driver.StreamSupport); ok {
-		capability = ss.StreamCapability()
-	}
-	var codec driver.SessionCodec
-	if cp, ok := d.(driver.SessionCodecProvider); ok {
-		codec = cp.SessionCodec()
-	}
+	capability, codec := contract(d)
 	if vs := sink.Check(req.Streaming, capability, resp, err, codec); len(vs) > 0 {
 		if !errors.Is(err, adaptertest.ErrSinkFailed) {
 			t.Errorf("violations:\n%s", vs)
@@ -150,6 +148,54 @@ func Run(t *testing.T, d driver.Driver, req driver.Request, o Opts) Result {
 		}
 	}
 	return r
+}
+
+// The prompts of the scenarios every reference driver runs; fake CLI
+// scripts key their replies on them.
+const (
+	// ResumePrompt is the prompt of adaptertest's resume run.
+	ResumePrompt = "What did you say?"
+	// CancelPrompt is the prompt of the runs that are cancelled while
+	// the model stalls.
+	CancelPrompt = "Write a long essay."
+)
+
+// Conformance runs adaptertest.TestDriver on drivers from factory with
+// what every reference driver declares (driver.ParamCWD as a session and
+// guard key, a foreign config rejected) and opts (the live, resume and
+// cancel runs).
+func Conformance(t *testing.T, factory func() driver.Driver, opts ...adaptertest.Option) {
+	t.Helper()
+	adaptertest.TestDriver(t, factory, append([]adaptertest.Option{
+		adaptertest.WithSessionKeys(driver.ParamCWD),
+		adaptertest.WithGuardKeys(driver.ParamCWD),
+		adaptertest.ExpectRejectForeignConfig(),
+	}, opts...)...)
+}
+
+// Request is the request of a fake CLI run of prompt: streaming, in
+// os.TempDir(), with a workspace and profile for the resume guard.
+func Request(prompt string) driver.Request {
+	return request("r1", prompt, driver.WorkspaceLease{ID: "ws", CWD: os.TempDir()})
+}
+
+func request(runID, prompt string, ws driver.WorkspaceLease) driver.Request {
+	return driver.Request{RunID: runID, Prompt: prompt, Streaming: true, Workspace: ws,
+		ProfilePayload: driver.ProfilePayload{Fingerprint: "p", SessionCompatibilityFingerprint: "ps"}}
+}
+
+// contract returns what d declares of its stream and session contract (the
+// zero capability and a nil codec where it declares nothing).
+func contract(d driver.Driver) (driver.StreamCapability, driver.SessionCodec) {
+	var capability driver.StreamCapability
+	if ss, ok := d.(driver.StreamSupport); ok {
+		capability = ss.StreamCapability()
+	}
+	var codec driver.SessionCodec
+	if cp, ok := d.(driver.SessionCodecProvider); ok {
+		codec = cp.SessionCodec()
+	}
+	return capability, codec
 }
 
 // Stdout concatenates the stdout chunk events recorded by sink.
