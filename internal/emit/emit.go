@@ -113,6 +113,7 @@ type Emitter struct {
 
 	lives map[key]*life // latest incarnation per provider id
 	slab  []life        // where new lives are allocated, lifeSlab at a time
+	last  *life         // the last one opened: most lookups are for it
 
 	itemSlab []driver.TranscriptItem // where the sink's item copies are allocated
 	reuses   map[key]int
@@ -243,7 +244,8 @@ func (e *Emitter) open(f Family, scope, id string, tmpl driver.StreamPayload) (s
 		return "", err
 	}
 	k := key{f, scope, id}
-	prev, seen := e.lives[k]
+	prev := e.life(k)
+	seen := prev != nil
 	if seen && prev.open {
 		return prev.emitID, nil
 	}
@@ -256,6 +258,7 @@ func (e *Emitter) open(f Family, scope, id string, tmpl driver.StreamPayload) (s
 	l := e.newLife()
 	*l = life{key: k, emitID: emitID, open: true, order: e.opened, parentScope: tmpl.ParentScopeID, parentTool: tmpl.ParentToolCallID, completeArgs: tmpl.Args != nil}
 	e.lives[k] = l
+	e.last = l
 	if !e.allowed(f) {
 		return emitID, nil
 	}
@@ -279,6 +282,16 @@ const lifeSlab = 64
 // itemSlab is how many RunEventItem copies are allocated together. A sink
 // that keeps one item keeps its slab alive (at most itemSlab items).
 const itemSlab = 16
+
+// life returns the latest incarnation of k, or nil. A lifecycle is
+// usually looked up right after it was opened (a message's content and
+// end, a tool's result), so the last one opened is checked before the map.
+func (e *Emitter) life(k key) *life {
+	if l := e.last; l != nil && l.key == k {
+		return l
+	}
+	return e.lives[k]
+}
 
 func (e *Emitter) newLife() *life {
 	if len(e.slab) == 0 {
@@ -327,7 +340,7 @@ func (e *Emitter) ToolArgs(scope, id, delta string) error {
 	if err := e.begin(); err != nil {
 		return err
 	}
-	l := e.lives[key{Tool, scope, id}]
+	l := e.life(key{Tool, scope, id})
 	if delta == "" || !e.cap.ToolCallArgs || l == nil || !l.open || l.completeArgs {
 		return nil
 	}
@@ -341,7 +354,7 @@ func (e *Emitter) Close(f Family, scope, id string, result map[string]any) error
 	if err := e.begin(); err != nil {
 		return err
 	}
-	l := e.lives[key{f, scope, id}]
+	l := e.life(key{f, scope, id})
 	if l == nil || !l.open {
 		return nil
 	}
@@ -368,7 +381,7 @@ func (e *Emitter) close(l *life, result map[string]any) error {
 
 // IsOpen reports whether the provider id's lifecycle is open.
 func (e *Emitter) IsOpen(f Family, scope, id string) bool {
-	l := e.lives[key{f, scope, id}]
+	l := e.life(key{f, scope, id})
 	return l != nil && l.open
 }
 
@@ -379,7 +392,7 @@ func (e *Emitter) ToolResult(scope, id string, result map[string]any) (bool, err
 	if err := e.begin(); err != nil {
 		return false, err
 	}
-	l := e.lives[key{Tool, scope, id}]
+	l := e.life(key{Tool, scope, id})
 	if l == nil || l.resulted {
 		return false, nil
 	}
