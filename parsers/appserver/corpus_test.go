@@ -116,19 +116,19 @@ func TestCorpus(t *testing.T) {
 			opts := Options{Streaming: true, SessionData: sessionData, LegacyTurnEnd: legacyBuild(c.name)}
 			var want result
 			for i, ch := range chunkings(uint64(len(c.stdout))) {
-				got, v := run(c.stdin, c.stdout, c.stderr, opts, c.out, ch.mk)
+				got, v := run(c.stdin, c.stdout, c.stderr, opts, c.out, ch.Mk)
 				if len(v) > 0 {
-					t.Fatalf("%s: violations:\n%s", ch.name, v)
+					t.Fatalf("%s: violations:\n%s", ch.Name, v)
 				}
 				if got.Response.RawStreams.Stdout != c.stdout || got.Response.RawStreams.Stderr != c.stderr {
-					t.Fatalf("%s: raw streams differ from the capture", ch.name)
+					t.Fatalf("%s: raw streams differ from the capture", ch.Name)
 				}
 				if i == 0 {
 					want = got
 					continue
 				}
 				if d := cmp.Diff(want, got, rawEqual); d != "" {
-					t.Fatalf("%s differs from whole (-whole +%s):\n%s", ch.name, ch.name, d)
+					t.Fatalf("%s differs from whole (-whole +%s):\n%s", ch.Name, ch.Name, d)
 				}
 			}
 			if term := want.Response.RawStreams.Terminal; term != nil {

@@ -47,7 +47,7 @@ func FuzzParser(f *testing.F) {
 			}
 		}
 		sizes := []int{int(flags>>3) + 1, 1, 7}
-		chunked, v := run(string(stdin), string(stdout), "", opts, out, func(s string) io.Reader { return &chunkReader{s: s, sizes: sizes} })
+		chunked, v := run(string(stdin), string(stdout), "", opts, out, func(s string) io.Reader { return &chunkReader{S: s, Sizes: sizes} })
 		if len(v) > 0 {
 			t.Fatalf("chunked violations:\n%s", v)
 		}

@@ -128,19 +128,19 @@ func TestCorpus(t *testing.T) {
 			}
 			var want result
 			for i, ch := range chunkings(uint64(len(c.stdout))) {
-				got, v := run(c.stdout, c.stderr, opts, c.out, ch.mk)
+				got, v := run(c.stdout, c.stderr, opts, c.out, ch.Mk)
 				if len(v) > 0 {
-					t.Fatalf("%s: violations:\n%s", ch.name, v)
+					t.Fatalf("%s: violations:\n%s", ch.Name, v)
 				}
 				if got.Response.RawStreams.Stdout != c.stdout || got.Response.RawStreams.Stderr != c.stderr {
-					t.Fatalf("%s: raw streams differ from the capture", ch.name)
+					t.Fatalf("%s: raw streams differ from the capture", ch.Name)
 				}
 				if i == 0 {
 					want = got
 					continue
 				}
 				if d := cmp.Diff(want, got); d != "" {
-					t.Fatalf("%s differs from whole (-whole +%s):\n%s", ch.name, ch.name, d)
+					t.Fatalf("%s differs from whole (-whole +%s):\n%s", ch.Name, ch.Name, d)
 				}
 			}
 			if cp := want.Response.Checkpoint; cp != nil && cp.Valid {
@@ -266,7 +266,7 @@ func TestTruncation(t *testing.T) {
 func TestCorpusReaders(t *testing.T) {
 	for _, c := range corpusCases(t)[:1] {
 		r1, _ := run(c.stdout, c.stderr, streaming, c.out, nil)
-		r2, _ := run(c.stdout, c.stderr, streaming, c.out, func(s string) io.Reader { return &chunkReader{s: s, sizes: []int{3, 1, 7}} })
+		r2, _ := run(c.stdout, c.stderr, streaming, c.out, func(s string) io.Reader { return &chunkReader{S: s, Sizes: []int{3, 1, 7}} })
 		if d := cmp.Diff(r1, r2); d != "" {
 			t.Fatal(d)
 		}

@@ -39,11 +39,11 @@ func FuzzParser(f *testing.F) {
 		}
 		h := fnv.New64a()
 		h.Write(data)
-		chunked, _ := run(stdout, "", opts, out, chunkings(h.Sum64() + uint64(mode))[3].mk)
+		chunked, _ := run(stdout, "", opts, out, chunkings(h.Sum64() + uint64(mode))[3].Mk)
 		if !cmp.Equal(whole, chunked) {
 			t.Fatalf("random chunking differs (-whole +chunked):\n%s", cmp.Diff(whole, chunked))
 		}
-		plain, v := run(stdout, "", Options{}, out, func(s string) io.Reader { return &chunkReader{s: s, sizes: []int{1}} })
+		plain, v := run(stdout, "", Options{}, out, func(s string) io.Reader { return &chunkReader{S: s, Sizes: []int{1}} })
 		if len(v) > 0 {
 			t.Fatalf("non-streaming violations:\n%s", v)
 		}

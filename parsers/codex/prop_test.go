@@ -90,7 +90,7 @@ func TestPropInterleavings(t *testing.T) {
 			stdout += "\n"
 		}
 		seed := rapid.Uint64().Draw(t, "chunk_seed")
-		r, v := run(stdout, "", Options{Streaming: true}, Outcome{}, chunkings(seed)[3].mk)
+		r, v := run(stdout, "", Options{Streaming: true}, Outcome{}, chunkings(seed)[3].Mk)
 		if len(v) > 0 {
 			t.Fatalf("violations:\n%s\n%s", v, stdout)
 		}
