@@ -3,7 +3,7 @@
 // one target per invocation, so campaign runs them in turn:
 //
 //	campaign list     [-match RE]
-//	campaign run      [-match RE] [-fuzztime 30s] [-parallel 1] [-minimize 60s] [-logdir DIR]
+//	campaign run      [-match RE] [-fuzztime 30s] [-parallel 1] [-jobs 1] [-minimize 60s] [-logdir DIR]
 //	campaign regress  [-commit]
 //	campaign minimize [-dry-run] [-export DIR]
 //	campaign table    -logdir DIR
@@ -12,7 +12,9 @@
 // `go test -run '^$' -fuzz '^T$' -fuzztime ... -parallel ...` for each,
 // keeps each full log under -logdir, and prints a table (target, time,
 // execs, execs/s, new inputs, crashers) parsed from the fuzzer's progress
-// lines. New interesting inputs stay in the Go fuzz cache
+// lines. With -jobs N, N targets run at once (each with its own -parallel
+// workers): on a machine with N cores and -parallel 1, a campaign over
+// every target takes 1/N of the time. New interesting inputs stay in the Go fuzz cache
 // ($(go env GOCACHE)/fuzz/<pkg>/<T>/), where the next run starts from
 // them; crashers are written by the go command under the package's
 // testdata/fuzz/<T>/. It goes on after a failing target and exits 1 if
@@ -48,6 +50,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentwire/agentwire/fuzz"
@@ -64,6 +67,7 @@ func main() {
 	match := fs.String("match", ".", "run only targets whose \"pkg FuzzName\" matches this regexp")
 	fuzztime := fs.String("fuzztime", "30s", "time (or Nx executions) per target")
 	parallel := fs.Int("parallel", 1, "fuzz worker processes per target")
+	jobs := fs.Int("jobs", 1, "run: targets fuzzed at the same time")
 	minimize := fs.String("minimize", "60s", "-fuzzminimizetime for crashers")
 	logdir := fs.String("logdir", "", "where to keep each target's log (default: a new temporary directory)")
 	commit := fs.Bool("commit", false, "regress: commit the passing crashers")
@@ -97,7 +101,7 @@ func main() {
 		if err := os.MkdirAll(*logdir, 0o755); err != nil {
 			log.Fatal(err)
 		}
-		os.Exit(run(ts, *fuzztime, *parallel, *minimize, *logdir))
+		os.Exit(run(ts, *fuzztime, *parallel, max(1, *jobs), *minimize, *logdir))
 	case "regress":
 		os.Exit(regress(*commit))
 	case "table":
@@ -164,21 +168,35 @@ var (
 	crasherRE  = regexp.MustCompile(`Failing input written to (\S+)`)
 )
 
-func run(ts []target, fuzztime string, parallel int, minimize, logdir string) int {
+func run(ts []target, fuzztime string, parallel, jobs int, minimize, logdir string) int {
 	root, err := moduleRoot()
 	if err != nil {
 		log.Fatal(err)
 	}
-	var results []result
-	status := 0
+	// Up to jobs targets at once; the table keeps the targets' order.
+	results := make([]result, len(ts))
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	var mu sync.Mutex // orders the progress lines
 	for i, t := range ts {
+		sem <- struct{}{}
+		mu.Lock()
 		fmt.Fprintf(os.Stderr, "[%d/%d] %s %s (fuzztime %s, parallel %d)\n", i+1, len(ts), t.pkg, t.name, fuzztime, parallel)
+		mu.Unlock()
 		logPath := filepath.Join(logdir, strings.ReplaceAll(strings.TrimPrefix(t.pkg, "github.com/agentwire/agentwire/"), "/", "_")+"."+t.name+".log")
-		r := runOne(t, fuzztime, parallel, minimize, logPath, root)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = runOne(t, fuzztime, parallel, minimize, logPath, root)
+			<-sem
+		}()
+	}
+	wg.Wait()
+	status := 0
+	for _, r := range results {
 		if r.failed {
 			status = 1
 		}
-		results = append(results, r)
 	}
 	table(os.Stdout, results)
 	fmt.Printf("\nlogs: %s\n", logdir)
