@@ -220,23 +220,7 @@ func NDJSONFrames(src io.Reader, data []byte) ([]string, error) {
 // CheckNDJSON is the FuzzNDJSON oracle: like CheckSSE for the NDJSON
 // reader, with every line decoded through the depth guard.
 func CheckNDJSON(data []byte) error {
-	b := startBudget()
-	c := &counter{r: bytes.NewReader(data)}
-	whole, err := NDJSONFrames(c, data)
-	if err != nil {
-		return err
-	}
-	if err := c.check("ndjson", len(data)); err != nil {
-		return err
-	}
-	chunked, err := NDJSONFrames(newChunks(data, 0), data)
-	if err != nil {
-		return err
-	}
-	if err := diff("ndjson whole vs chunked", whole, chunked); err != nil {
-		return err
-	}
-	return b.check("ndjson", len(data))
+	return checkWholeVsChunked("ndjson", data, NDJSONFrames)
 }
 
 // JSONRPCFrames reads src with a jsonrpc.Reader (MaxLineSize LineMax,
@@ -327,23 +311,30 @@ func rpcLine(f jsonrpc.Frame, err error) (string, error) {
 // when an error is returned, members are bytes of the line, ids
 // round-trip).
 func CheckJSONRPC(data []byte) error {
+	return checkWholeVsChunked("jsonrpc", data, JSONRPCFrames)
+}
+
+// checkWholeVsChunked is the oracle shared by the line readers: frames
+// read whole from a counting source (each byte read once, linear reads)
+// equal frames read in random chunks, within the allocation budget.
+func checkWholeVsChunked(name string, data []byte, frames func(io.Reader, []byte) ([]string, error)) error {
 	b := startBudget()
 	c := &counter{r: bytes.NewReader(data)}
-	whole, err := JSONRPCFrames(c, data)
+	whole, err := frames(c, data)
 	if err != nil {
 		return err
 	}
-	if err := c.check("jsonrpc", len(data)); err != nil {
+	if err := c.check(name, len(data)); err != nil {
 		return err
 	}
-	chunked, err := JSONRPCFrames(newChunks(data, 0), data)
+	chunked, err := frames(newChunks(data, 0), data)
 	if err != nil {
 		return err
 	}
-	if err := diff("jsonrpc whole vs chunked", whole, chunked); err != nil {
+	if err := diff(name+" whole vs chunked", whole, chunked); err != nil {
 		return err
 	}
-	return b.check("jsonrpc", len(data))
+	return b.check(name, len(data))
 }
 
 // ndjsonLine renders an NDJSON frame, decoded through the depth guard.
