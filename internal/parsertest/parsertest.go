@@ -9,6 +9,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentwire/agentwire/driver"
 )
@@ -118,3 +121,41 @@ func ItemKinds(items []driver.TranscriptItem) []string {
 
 // Lines joins lines into a stream, each ended by a newline.
 func Lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// CheckCodecDisplayID checks a parser's session codec: an empty DisplayID
+// is ResumeID in both directions, a set one is kept, and the params of a
+// state without one are a fixed point of FromParams then ToParams
+// (adaptertest SES-03 and SES-04 with its default seed state, which has no
+// DisplayID); the empty state maps to zero params and DisplayID is outside
+// the guard.
+func CheckCodecDisplayID(t *testing.T, codec driver.SessionCodec) {
+	t.Helper()
+	seed := &driver.SessionState{ResumeID: "adaptertest-session", Data: map[string]string{driver.ParamCWD: "/adaptertest"}}
+	p := codec.ToParams(seed)
+	want := driver.SessionParams{ResumeID: "adaptertest-session", DisplayID: "adaptertest-session", Values: map[string]string{driver.ParamCWD: "/adaptertest"}}
+	if d := cmp.Diff(want, p); d != "" {
+		t.Errorf("ToParams (-want +got):\n%s", d)
+	}
+	if seed.DisplayID != "" {
+		t.Errorf("ToParams modified its argument: %+v", seed)
+	}
+	if d := cmp.Diff(p, codec.ToParams(codec.FromParams(p))); d != "" {
+		t.Errorf("params -> FromParams -> ToParams (-want +got):\n%s", d)
+	}
+	if got := codec.FromParams(driver.SessionParams{ResumeID: "t-1"}); got == nil || got.DisplayID != "t-1" {
+		t.Errorf("FromParams without DisplayID = %+v, want DisplayID t-1", got)
+	}
+	set := &driver.SessionState{ResumeID: "t-1", DisplayID: "shown"}
+	if got := codec.FromParams(codec.ToParams(set)); got == nil || got.DisplayID != "shown" || codec.ToParams(set).DisplayID != "shown" {
+		t.Errorf("a set DisplayID was not kept: %+v", got)
+	}
+	if got := codec.ToParams(&driver.SessionState{}); !got.IsZero() {
+		t.Errorf("ToParams of an empty state = %+v, want zero", got)
+	}
+	if got := codec.FromParams(driver.SessionParams{Values: map[string]string{"x": "1"}}); got == nil || got.DisplayID != "" {
+		t.Errorf("FromParams without ResumeID = %+v, want no DisplayID", got)
+	}
+	if codec.GuardFingerprint(p) != codec.GuardFingerprint(driver.SessionParams{ResumeID: p.ResumeID, Values: p.Values}) {
+		t.Error("DisplayID changed the guard")
+	}
+}
