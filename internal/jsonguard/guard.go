@@ -42,7 +42,6 @@ package jsonguard
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"strconv"
 
@@ -397,19 +396,15 @@ var strSpecial = func() (t [256]bool) {
 }()
 
 // scanString validates the string starting at the quote b[i] and returns
-// the index just past its closing quote.
+// the index just past its closing quote. A valid string (nearly always) is
+// scanned by StringEnd, eight or sixteen bytes at a time; an invalid one
+// is scanned again here, byte by byte, for the position of its error.
 func scanString(b []byte, i int) (int, error) {
+	if end, _, ok := StringEnd(b, i); ok {
+		return end, nil
+	}
 	i++
 	for {
-		// Eight bytes at a time while none of them is special: string
-		// contents are most of the bytes of an agent stream.
-		for i+16 <= len(b) && !hasStrSpecial(binary.LittleEndian.Uint64(b[i:])) &&
-			!hasStrSpecial(binary.LittleEndian.Uint64(b[i+8:])) {
-			i += 16
-		}
-		for i+8 <= len(b) && !hasStrSpecial(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
-		}
 		for i < len(b) && !strSpecial[b[i]] {
 			i++
 		}
