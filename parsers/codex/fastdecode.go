@@ -422,23 +422,11 @@ func setString(dst *string, val []byte, null bool) bool {
 // constant for the known types instead of allocating.
 func itemTypeAt(b []byte, i int) (string, int, bool) {
 	if q := bytes.IndexByte(b[i+1:], '"'); q >= 0 {
-		switch string(b[i+1 : i+1+q]) {
-		case itAgentMessage:
-			return itAgentMessage, i + q + 2, true
-		case itReasoning:
-			return itReasoning, i + q + 2, true
-		case itCommandExecution:
-			return itCommandExecution, i + q + 2, true
-		case itFileChange:
-			return itFileChange, i + q + 2, true
-		case itMCPToolCall:
-			return itMCPToolCall, i + q + 2, true
-		case itWebSearch:
-			return itWebSearch, i + q + 2, true
-		case itTodoList:
-			return itTodoList, i + q + 2, true
-		case itError:
-			return itError, i + q + 2, true
+		raw := b[i+1 : i+1+q]
+		for _, t := range itemTypes {
+			if string(raw) == t {
+				return t, i + q + 2, true
+			}
 		}
 	}
 	return unquoteAt(b, i)

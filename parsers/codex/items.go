@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,13 +31,10 @@ func (ph phase) event() string {
 }
 
 // knownItem reports whether the parser maps item type t itself.
-func knownItem(t string) bool {
-	switch t {
-	case itAgentMessage, itReasoning, itCommandExecution, itFileChange, itMCPToolCall, itWebSearch, itTodoList, itError:
-		return true
-	}
-	return false
-}
+func knownItem(t string) bool { return slices.Contains(itemTypes[:], t) }
+
+// itemTypes are the item types the parser maps itself.
+var itemTypes = [...]string{itAgentMessage, itReasoning, itCommandExecution, itFileChange, itMCPToolCall, itWebSearch, itTodoList, itError}
 
 func (p *Parser) itemStarted(f ndjson.Frame) error   { return p.itemEvent(f, phaseStarted) }
 func (p *Parser) itemUpdated(f ndjson.Frame) error   { return p.itemEvent(f, phaseUpdated) }
