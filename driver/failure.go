@@ -19,6 +19,13 @@ const (
 	FailurePolicyError FailureCode = "policy_error"
 	// FailureTimeout: the active-execution time limit was reached.
 	FailureTimeout FailureCode = "timeout"
+	// FailureProviderError: a model API reported a typed error, in an
+	// error event or as a non-2xx HTTP response. ErrorType, Message and,
+	// where known, HTTPStatus say which.
+	FailureProviderError FailureCode = "provider_error"
+	// FailureIncomplete: the stream ended without its terminal event and
+	// without an error (a disconnect, a truncated capture). Never a success.
+	FailureIncomplete FailureCode = "incomplete"
 )
 
 // RunFailure is a structured business failure: the run completed its
@@ -26,8 +33,15 @@ const (
 // non-nil exactly when Code is FailureDecisionRejected or
 // FailureDecisionTimeout (adaptertest RSP-02).
 type RunFailure struct {
-	Message       string                `json:"message,omitempty"`
-	Code          FailureCode           `json:"code,omitempty"`
+	Message string      `json:"message,omitempty"`
+	Code    FailureCode `json:"code,omitempty"`
+	// ErrorType is the provider's own error type ("overloaded_error",
+	// "rate_limit_exceeded", "RESOURCE_EXHAUSTED") for FailureProviderError.
+	ErrorType string `json:"error_type,omitempty"`
+	// HTTPStatus is the HTTP status of the response, when the failure came
+	// with one (a non-2xx response, or an error event on a 200 stream whose
+	// status the caller gave).
+	HTTPStatus    int                   `json:"http_status,omitempty"`
 	Metadata      map[string]any        `json:"metadata,omitempty"`
 	HumanDecision *HumanDecisionFailure `json:"human_decision,omitempty"`
 }

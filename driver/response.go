@@ -18,6 +18,9 @@ type Response struct {
 	// Usage is filled only from what the provider reported; nil means not
 	// observed, which is different from zero.
 	Usage *Usage `json:"usage,omitempty"`
+	// Finish is the normalized reason the provider stopped, when the
+	// protocol reports one; see Finish for the rules.
+	Finish *Finish `json:"finish,omitempty"`
 	// Checkpoint is the resume state; see Checkpoint for when it is Valid.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 	// StructuredOutput is the resolved structured value, if one was requested.
@@ -59,14 +62,27 @@ type TerminalPayload struct {
 	JSON  json.RawMessage `json:"json,omitempty"`
 }
 
-// Usage is normalized token accounting. A nil *Usage means "not reported";
-// each provider parser documents whether its figures are per turn or
-// cumulative and never sums repeated reports of the same message.
+// Usage is normalized token accounting with one meaning for every provider.
+// A nil *Usage means "not reported", which is different from zero.
+//
+//   - InputTokens: every input token of the request(s), cache reads and
+//     cache writes included (Anthropic reports them apart: its
+//     input_tokens + cache_read_input_tokens + cache_creation_input_tokens);
+//   - CachedInputTokens: the cache reads among InputTokens;
+//   - CacheWriteInputTokens: the cache writes among InputTokens;
+//   - OutputTokens: every generated token, reasoning included;
+//   - ReasoningTokens: the reasoning tokens among OutputTokens.
+//
+// A repeated or cumulative report of the same figures replaces the earlier
+// one, never adds to it. Each parser documents whether its figures cover one
+// turn or the whole session, and its mapping from the provider's fields.
 type Usage struct {
-	InputTokens        int   `json:"input_tokens,omitempty"`
-	OutputTokens       int   `json:"output_tokens,omitempty"`
-	CachedInputTokens  int   `json:"cached_input_tokens,omitempty"`
-	EstimatedCostMilli int64 `json:"estimated_cost_milli,omitempty"`
+	InputTokens           int   `json:"input_tokens,omitempty"`
+	OutputTokens          int   `json:"output_tokens,omitempty"`
+	CachedInputTokens     int   `json:"cached_input_tokens,omitempty"`
+	CacheWriteInputTokens int   `json:"cache_write_input_tokens,omitempty"`
+	ReasoningTokens       int   `json:"reasoning_tokens,omitempty"`
+	EstimatedCostMilli    int64 `json:"estimated_cost_milli,omitempty"`
 }
 
 // StructuredOutput is a structured value the run produced. Source says which

@@ -27,6 +27,9 @@ type StreamCapability struct {
 	// HITL: the protocol exposes human-decision events. Answering still goes
 	// through DecisionCapableSink.
 	HITL bool `json:"hitl,omitempty"`
+	// Finish: the protocol always reports why generation stopped (the model
+	// APIs), so every successful run carries exactly one Finish (see Finish).
+	Finish bool `json:"finish,omitempty"`
 }
 
 // StreamKind names a normalized stream payload.
@@ -45,8 +48,9 @@ type StreamCapability struct {
 // Field requirements per kind:
 //
 //	run.started              optional provider RunID/ThreadID/TurnID; no MessageID/ToolCallID
-//	run.finished             optional Usage; no MessageID/ToolCallID
-//	run.error                non-nil Error with a message; no MessageID/ToolCallID
+//	run.finished             optional Usage and Finish; no MessageID/ToolCallID
+//	run.error                non-nil Error with a message; no Usage; Finish nil
+//	                         or FinishError; no MessageID/ToolCallID
 //	step.started/finished    Name; finished matches an open started of that Name
 //	text.start               MessageID, opens the message
 //	text.content             MessageID of an open message, non-empty Delta
@@ -183,8 +187,9 @@ type StreamPayload struct {
 	Args   map[string]any `json:"args,omitempty"`
 	Result map[string]any `json:"result,omitempty"`
 
-	Usage *Usage      `json:"usage,omitempty"`
-	Error *RunFailure `json:"error,omitempty"`
+	Usage  *Usage      `json:"usage,omitempty"`
+	Finish *Finish     `json:"finish,omitempty"`
+	Error  *RunFailure `json:"error,omitempty"`
 
 	Timestamp time.Time `json:"timestamp,omitzero"`
 

@@ -482,6 +482,14 @@ func (e *Emitter) Custom(provider, event string, p driver.StreamPayload) error {
 // message gets "run failed"). It is emitted exactly once; later calls
 // return ErrFinished. If nothing was emitted yet, run.started comes first.
 func (e *Emitter) Finish(usage *driver.Usage, failure *driver.RunFailure) error {
+	return e.FinishWith(usage, nil, failure)
+}
+
+// FinishWith is Finish for protocols that report a finish reason: finish
+// travels on run.finished, or on run.error when its Reason is
+// driver.FinishError (any other finish beside a failure is dropped, as the
+// contract forbids it). Usage never travels on run.error.
+func (e *Emitter) FinishWith(usage *driver.Usage, finish *driver.Finish, failure *driver.RunFailure) error {
 	if err := e.begin(); err != nil {
 		return err
 	}
@@ -509,7 +517,17 @@ func (e *Emitter) Finish(usage *driver.Usage, failure *driver.RunFailure) error 
 		if f.Message == "" {
 			f.Message = "run failed"
 		}
-		return e.send(driver.StreamPayload{Kind: driver.StreamRunError, Error: &f})
+		p := driver.StreamPayload{Kind: driver.StreamRunError, Error: &f}
+		if finish != nil && finish.Reason == driver.FinishError {
+			fin := *finish
+			p.Finish = &fin
+		}
+		return e.send(p)
 	}
-	return e.send(driver.StreamPayload{Kind: driver.StreamRunFinished, Usage: usage})
+	p := driver.StreamPayload{Kind: driver.StreamRunFinished, Usage: usage}
+	if finish != nil {
+		fin := *finish
+		p.Finish = &fin
+	}
+	return e.send(p)
 }
