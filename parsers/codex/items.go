@@ -281,7 +281,11 @@ func mcpText(v any) string {
 func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase) error {
 	open := p.em.IsOpen(emit.Tool, "", id)
 	if open && ph == phaseUpdated {
-		return p.em.Custom(Provider, evItemUpdated, driver.StreamPayload{ToolCallID: id, Raw: rawOf(f)})
+		raw, err := rawOf(f)
+		if err != nil {
+			return p.undecodable(f, err)
+		}
+		return p.em.Custom(Provider, evItemUpdated, driver.StreamPayload{ToolCallID: id, Raw: raw})
 	}
 	// A file change's list serves the arguments and the result of one
 	// event: both are read-only.
@@ -316,7 +320,10 @@ func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase) er
 // custom payload with the item in Raw; the completed list (sent at the
 // end of the turn) is also a system transcript item.
 func (p *Parser) todoList(f ndjson.Frame, id string, it *wireItem, ph phase) error {
-	raw := rawOf(f)
+	raw, err := rawOf(f)
+	if err != nil {
+		return p.undecodable(f, err)
+	}
 	if err := p.em.Custom(Provider, itTodoList, driver.StreamPayload{Raw: raw}); err != nil {
 		return err
 	}
@@ -353,7 +360,11 @@ func (p *Parser) errorItem(f ndjson.Frame, id string, it *wireItem, ph phase) er
 		p.markMalformed("error item " + id + " without a message")
 		msg = "error"
 	}
-	if err := p.em.Custom(Provider, itError+"_item", driver.StreamPayload{Raw: rawOf(f)}); err != nil {
+	raw, err := rawOf(f)
+	if err != nil {
+		return p.undecodable(f, err)
+	}
+	if err := p.em.Custom(Provider, itError+"_item", driver.StreamPayload{Raw: raw}); err != nil {
 		return err
 	}
 	if ph != phaseCompleted {
@@ -368,10 +379,13 @@ func (p *Parser) errorItem(f ndjson.Frame, id string, it *wireItem, ph phase) er
 // codex/<type> with the whole event in Raw; its completion is also a
 // system transcript item.
 func (p *Parser) otherItem(f ndjson.Frame, ph phase, id, typ string) error {
+	raw, err := rawOf(f)
+	if err != nil {
+		return p.undecodable(f, err)
+	}
 	if !knownItem(typ) {
 		p.unknown++
 	}
-	raw := rawOf(f)
 	if err := p.em.Custom(Provider, typ, driver.StreamPayload{Raw: raw}); err != nil {
 		return err
 	}

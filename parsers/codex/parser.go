@@ -326,13 +326,22 @@ func typeOf(f ndjson.Frame) string {
 }
 
 // rawOf decodes a line into a map for the Raw of a custom payload. The
-// line was already validated by a typed decode or by Check.
-func rawOf(f ndjson.Frame) map[string]any {
+// line was already validated by a typed decode or by Check; it can still
+// fail to decode (a number like 1e999 is valid JSON that overflows
+// float64), and then the error is returned.
+func rawOf(f ndjson.Frame) (map[string]any, error) {
 	var m map[string]any
-	if f.Decode(&m) != nil {
-		return nil
+	if err := f.Decode(&m); err != nil {
+		return nil, err
 	}
-	return m
+	return m, nil
+}
+
+// undecodable records a line that is valid JSON but cannot be decoded
+// (a number like 1e999 overflows float64) as malformed, with its bytes kept
+// verbatim: never a custom payload with a null value.
+func (p *Parser) undecodable(f ndjson.Frame, err error) error {
+	return p.malformedLine(f, "undecodable JSON: "+err.Error())
 }
 
 // unknownEvent keeps an event type this parser does not know as a custom
@@ -343,8 +352,11 @@ func (p *Parser) unknownEvent(f ndjson.Frame, typ string) error {
 	if err := jsonguard.Check(f.Data, 0); err != nil {
 		return p.malformedLine(f, "invalid JSON: "+err.Error())
 	}
+	raw, err := rawOf(f)
+	if err != nil {
+		return p.undecodable(f, err)
+	}
 	p.unknown++
-	raw := rawOf(f)
 	if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: "codex event " + typ,
 		Metadata: map[string]string{"event": typ}, Data: map[string]any{"event": raw}}); err != nil {
 		return err

@@ -497,3 +497,32 @@ func TestReadError(t *testing.T) {
 		t.Errorf("terminal %s", last.Kind)
 	}
 }
+
+// TestUndecodableEvent: a line that is valid JSON but cannot be decoded
+// (1e999 overflows float64) is malformed with its bytes kept verbatim,
+// whether it is an unknown event or an item the parser keeps as Raw; it is
+// never a custom payload with a null value, and the checkpoint is invalid.
+func TestUndecodableEvent(t *testing.T) {
+	for _, bad := range []string{
+		`{"type":"item.future","n":1e999}`,
+		`{"type":"item.completed","item":{"id":"item_5","type":"collab_tool_call","n":1e999}}`,
+		`{"type":"item.started","item":{"id":"item_1","type":"todo_list","items":[],"n":1e999}}`,
+	} {
+		r := mustRun(t, lines(lThread, lTurn, bad, lMsg, lDone), streaming, Outcome{})
+		var found bool
+		for _, it := range r.Items {
+			if it.Kind == driver.TranscriptStdout && it.Text == bad && strings.HasPrefix(it.Metadata["malformed"], "undecodable JSON") {
+				found = true
+			}
+			if it.Data != nil && it.Data["event"] == nil && it.Metadata["event"] != "" {
+				t.Errorf("%s: custom item with a null event: %+v", bad, it)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no malformed stdout item keeping the line; items %+v", bad, r.Items)
+		}
+		if r.Response.Checkpoint == nil || r.Response.Checkpoint.Valid {
+			t.Errorf("%s: checkpoint %+v, want invalid", bad, r.Response.Checkpoint)
+		}
+	}
+}
