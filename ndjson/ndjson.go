@@ -24,6 +24,10 @@
 //     Empty input yields no frame.
 //   - A UTF-8 byte order mark (EF BB BF) at offset 0, and only there, is a
 //     frame of kind [KindBOM]; the rest of line 1 follows as its own frame.
+//     Every agentwire parser treats it the same way: no CLI writes one, but
+//     the tools that save a capture (editors, PowerShell redirection) add
+//     it, so it is skipped, kept in the raw stream, is not malformed and
+//     leaves the checkpoint alone; line 1 is still the line it begins.
 //   - A line whose content is empty or only JSON whitespace (space, tab,
 //     CR) is a frame of kind [KindBlank]. Every other line is [KindLine].
 //     Callers that only want JSON lines skip the other kinds.

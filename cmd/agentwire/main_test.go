@@ -6,10 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/agentwire/agentwire/corpus"
+	"github.com/google/go-cmp/cmp"
 )
 
 // corpusDir is the project corpus.
@@ -501,4 +503,54 @@ func TestPanicIsOneLine(t *testing.T) {
 	if code != 3 || !strings.Contains(errs, "internal error: kaboom") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("exit %d stderr %q", code, errs)
 	}
+}
+
+// TestBOMEveryProvider: a capture saved with a UTF-8 byte order mark in
+// front parses the same on every provider: no finding, the same response
+// and checkpoint as without it, and findings after it still point at the
+// right line (the BOM is on line 1, the line it begins).
+func TestBOMEveryProvider(t *testing.T) {
+	for _, name := range []string{"codex/codex@0.169.0/text", "claude/claude-code@2.1.328/text", "appserver/codex@0.169.0/text"} {
+		plain := copyCase(t, name, func(ls []string) []string { return ls })
+		bom := copyCase(t, name, func(ls []string) []string {
+			ls[0] = "\ufeff" + ls[0]
+			return ls
+		})
+		code, out, errs := runCmd(t, "", "check", bom)
+		if code != 0 || strings.Contains(out, "MALFORMED") {
+			t.Errorf("%s with a BOM: check exit %d: %s%s", name, code, out, errs)
+		}
+		_, want, _ := runCmd(t, "", "parse", "--format", "json", plain)
+		_, got, _ := runCmd(t, "", "parse", "--format", "json", bom)
+		var w, g map[string]any
+		if json.Unmarshal([]byte(want), &w) != nil || json.Unmarshal([]byte(got), &g) != nil {
+			t.Fatalf("%s: parse output is not JSON", name)
+		}
+		for _, doc := range []map[string]any{w, g} {
+			r := doc["response"].(map[string]any)
+			delete(r, "stdout_bytes")
+			delete(r, "stdout_sha256")
+		}
+		if d := cmp.Diff(w, g); d != "" {
+			t.Errorf("%s: a BOM changes the document (-without +with):\n%s", name, d)
+		}
+		// Damage after the BOM is still found on its own line.
+		dup := copyCase(t, name, func(ls []string) []string {
+			ls[0] = "\ufeff" + ls[0]
+			return append(ls, "not json\n")
+		})
+		_, out, _ = runCmd(t, "", "check", dup)
+		if n := strings.Count(string(mustRead(t, filepath.Join(dup, "stdout"))), "\n"); !strings.Contains(out, "(line "+strconv.Itoa(n)+")") {
+			t.Errorf("%s: damage on line %d after a BOM: %s", name, n, out)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

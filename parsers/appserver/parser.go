@@ -256,10 +256,9 @@ func (p *Parser) Feed(f jsonrpc.Frame) error {
 		switch {
 		case f.Kind == 0:
 			return p.malformedFrame(f, "empty frame")
-		case string(f.Raw) == "\xEF\xBB\xBF":
-			// The app-server writes no byte order mark.
-			return p.malformedFrame(f, "byte order mark")
 		}
+		// A blank line, or a leading byte order mark: tolerated, as by
+		// every parser (ndjson's package doc), kept in the raw stream only.
 		return nil
 	case jsonrpc.Notification:
 		return p.notification(f)

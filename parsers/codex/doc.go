@@ -126,8 +126,9 @@
 // members: thread_id, item, item type, item id, usage, a message); a
 // second thread.started or turn.started; thread.started after other
 // events; items (other than error warnings) before thread.started; an item
-// that changes type or has events after its completion; a byte order
-// mark; any line after the terminal. Each is kept as a stdout item and
+// that changes type or has events after its completion; any line after
+// the terminal. A leading byte order mark is not malformed: it is skipped
+// and kept in the raw stream, as every parser does (package ndjson). Each is kept as a stdout item and
 // parsing goes on. Unknown event and item types are not malformed: codex
 // adds them over time. They are counted in Metadata["unknown"].
 //

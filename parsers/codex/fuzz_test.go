@@ -64,9 +64,8 @@ func unearned(data []byte, resumeID string, out Outcome) string {
 	if !out.Clean() {
 		return "outcome is not clean"
 	}
-	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
-		return "byte order mark"
-	}
+	// A leading byte order mark is tolerated (package ndjson).
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	threads, last := 0, ""
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.Trim(line, " \t\r")) == 0 {

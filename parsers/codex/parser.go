@@ -208,7 +208,9 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 		// the raw stream only.
 		return nil
 	case ndjson.KindBOM:
-		return p.malformedLine(f, "byte order mark")
+		// Tolerated, as by every parser (ndjson's package doc): kept in the
+		// raw stream only.
+		return nil
 	case ndjson.KindLine:
 	default:
 		return p.malformedLine(f, "unknown frame kind "+f.Kind.String())

@@ -51,6 +51,19 @@ func TestSuccess(t *testing.T) {
 	}
 }
 
+// TestBOMTolerated: a leading byte order mark is skipped and kept in the
+// raw stream (package ndjson); the checkpoint stays valid.
+func TestBOMTolerated(t *testing.T) {
+	stdout := "\ufeff" + lines(lThread, lTurn, lMsg, lDone)
+	r := mustRun(t, stdout, streaming, Outcome{})
+	if cp := r.Response.Checkpoint; cp == nil || !cp.Valid {
+		t.Errorf("checkpoint %+v, want valid", cp)
+	}
+	if r.Response.RawStreams == nil || r.Response.RawStreams.Stdout != stdout {
+		t.Errorf("raw stdout lost the BOM")
+	}
+}
+
 func TestNonStreaming(t *testing.T) {
 	r := mustRun(t, lines(lThread, lTurn, lMsg, lDone), Options{}, Outcome{})
 	if len(r.Payloads) != 0 {
@@ -88,7 +101,6 @@ func TestCheckpointConditions(t *testing.T) {
 		{name: "terminal without usage", stdout: lines(lThread, lTurn, lMsg, `{"type":"turn.completed"}`)},
 		{name: "resume mismatch", stdout: ok, opts: Options{Resume: &driver.SessionState{ResumeID: "other"}}},
 		{name: "second thread.started", stdout: lines(lThread, `{"type":"thread.started","thread_id":"t-2"}`, lTurn, lMsg, lDone)},
-		{name: "bom", stdout: "\ufeff" + ok},
 		{name: "unterminated terminal is fine but error event is not terminal", stdout: lines(lThread, lTurn, `{"type":"error","message":"x"}`)},
 	}
 	for _, c := range cases {
