@@ -480,7 +480,7 @@ func TestMessageTypes(t *testing.T) {
 				t.Errorf("start %+v", r.Payloads[1])
 			}
 		}},
-		{"result before the end of partial events", partial, Outcome{}, []string{initL(),
+		{"lines after the result in one-shot mode", partial, Outcome{}, []string{initL(),
 			evL("", `{"type":"message_start","message":{"id":"m1"}}`),
 			evL("", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`),
 			evL("", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`),
@@ -489,8 +489,11 @@ func TestMessageTypes(t *testing.T) {
 			evL("", `{"type":"content_block_stop","index":0}`),
 			evL("", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}`),
 			evL("", `{"type":"message_stop"}`)}, func(t *testing.T, r run) {
-			wantKinds(t, kinds(r), "run.started", "text.start", "text.content", "text.end", "run.finished")
-			if !valid(r) || r.Response.Output != "Hi" || r.Response.Metadata[MetaState] != "result" {
+			// One-shot mode: the root result is the last line; the stream
+			// events after it are malformed and poison the checkpoint.
+			wantKinds(t, kinds(r), "run.started", "text.start", "text.content",
+				"claude/malformed", "claude/malformed", "claude/malformed", "text.end", "run.finished")
+			if valid(r) || r.Response.Output != "Hi" || r.Response.Metadata[MetaMalformed] != "3" {
 				t.Errorf("response %+v", r.Response)
 			}
 		}},
@@ -638,4 +641,43 @@ func TestCapability(t *testing.T) {
 			t.Errorf("state %d has no name", s)
 		}
 	}
+}
+
+// TestOneShotSingleResult: in one-shot mode (no control protocol) the root
+// result is the last line; a second result (also an error result followed
+// by a success), or a tool_use after it, is malformed, never a new
+// terminal, and the checkpoint is invalid. Under the control protocol each
+// result closes its own turn, so several are legal and the last one is the
+// terminal.
+func TestOneShotSingleResult(t *testing.T) {
+	errL := resultL("error_during_execution", true, "")
+	tool := asstL("", "m2", `{"type":"tool_use","id":"tu1","name":"Bash","input":{"command":"ls"}}`)
+	for _, tc := range []struct {
+		name  string
+		lines []string
+	}{
+		{"two results", []string{initL(), asstL("", "m1", textB("Hi")), okL("Hi"), okL("Hi")}},
+		{"error then success", []string{initL(), asstL("", "m1", textB("Hi")), errL, okL("Hi")}},
+		{"tool_use after the result", []string{initL(), asstL("", "m1", textB("Hi")), okL("Hi"), tool}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := do(t, Options{}, Outcome{}, tc.lines...)
+			if valid(r) {
+				t.Errorf("checkpoint valid after %s", tc.name)
+			}
+			if r.Response.Metadata[MetaMalformed] != "1" || !strings.Contains(r.Response.Metadata[MetaProblem], "line 4") {
+				t.Errorf("metadata %v, want one malformed line at line 4", r.Response.Metadata)
+			}
+			if term := r.Response.RawStreams.Terminal; term == nil || string(term.JSON) != tc.lines[2] {
+				t.Errorf("terminal %+v, want the first result", term)
+			}
+		})
+	}
+	t.Run("control protocol", func(t *testing.T) {
+		r := do(t, Options{ControlProtocol: true}, Outcome{}, initL(), asstL("", "m1", textB("Hi")), errL,
+			asstL("", "m2", textB("Again")), okL("Again"))
+		if r.Response.Metadata[MetaMalformed] != "" || r.Response.Failure != nil {
+			t.Errorf("two turns under the control protocol: metadata %v failure %v", r.Response.Metadata, r.Response.Failure)
+		}
+	})
 }

@@ -83,6 +83,9 @@
 //	any other type                    claude/<type> (Raw = the line)         system "unknown message type"
 //	not JSON, no type, bad shape      claude/malformed                       stdout (verbatim) or system malformed; poisons the checkpoint
 //	session_id differs from before    claude/malformed                       system malformed; poisons the checkpoint
+//	any line after the root result    claude/malformed                       system malformed; poisons the checkpoint
+//	  in one-shot mode (a second result, a late tool_use: one-shot runs one turn; under
+//	  ControlProtocol each result closes its own turn and the last is the terminal)
 //
 // ¹ With partial messages the stream comes from the stream_event lines and
 // the complete "snapshot" assistant line that follows each block (observed

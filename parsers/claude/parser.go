@@ -68,8 +68,9 @@ const (
 	stateIdle state = iota
 	// stateRunning: lines seen, no root result yet.
 	stateRunning
-	// stateResult: a root result was seen; another turn may follow (stream
-	// input), and its result then replaces the terminal.
+	// stateResult: a root result was seen. Under the control protocol
+	// another turn may follow, and its result closes that turn and replaces
+	// the terminal; in one-shot mode any later line is malformed.
 	stateResult
 	// stateFinished: Finish was called.
 	stateFinished
@@ -193,6 +194,12 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	}
 	if f.Kind != ndjson.KindLine {
 		return nil
+	}
+	if p.state == stateResult && !p.opts.ControlProtocol {
+		// One-shot mode runs one turn: the root result is the last line
+		// Claude Code writes. Anything after it (a second result, a late
+		// tool_use) is damage, never a new terminal.
+		return p.bad(f, "line after the root result in one-shot mode")
 	}
 	if p.state == stateIdle {
 		p.state = stateRunning
