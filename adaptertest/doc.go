@@ -6,12 +6,15 @@
 // unit tests, fuzz targets and the `agentwire check` command, and they are
 // pure functions over recorded values:
 //
-//   - CheckStream(capability, payloads): the lifecycle grammar, EVT-01..14;
+//   - CheckStream(capability, payloads): the lifecycle grammar, EVT-01..14,
+//     and the finish rules a payload sequence shows, FIN-01..04;
 //   - CheckRun(events, response): raw chunks, item events and the
 //     transcript mirror, RUN-01..04 with TRN-01..04 per item;
 //   - CheckResponse(response, runErr, codec): checkpoint safety, the
 //     Failure invariant, Output layering, codec round trip and the terminal
-//     payload, RSP-01..05.
+//     payload, RSP-01..05, and the finish rules a Response shows;
+//   - CheckFinish(capability, payloads, response): the finish rules that
+//     need both, or the capability (FIN-01, FIN-04).
 //
 // TestDriver(t, factory, opts...) judges a whole driver in the style of
 // testing/fstest.TestFS: descriptor, configuration, capability truthfulness,
@@ -27,7 +30,9 @@
 //
 // The IDs are stable: a clause keeps its ID and meaning for the life of the
 // module, and new rules get new IDs. The section is that of
-// shared/spec/driver-streaming-contract.md.
+// shared/spec/driver-streaming-contract.md; "SPC" is
+// shared/spec/stream-protocol-contract.md (the model-API streams), whose
+// rules driver.Finish states.
 //
 //	ID      rule                                                                      §
 //	EVT-01  run.started is emitted exactly once, and first                             5
@@ -68,6 +73,17 @@
 //	RSP-04  a Valid checkpoint round-trips losslessly through the driver's codec,
 //	        which guards it with a non-empty deterministic fingerprint                 9
 //	RSP-05  a terminal payload has its provider event name and valid JSON              8
+//	FIN-01  exactly one finish on success: with Capability.Finish run.finished carries
+//	        a Finish; no payload but the terminal carries one; Response.Finish equals
+//	        the terminal's                                                             SPC
+//	FIN-02  every Finish, on a payload or the Response, has a Reason in the
+//	        FinishReason union                                                         SPC
+//	FIN-03  an error excludes usage and any finish but error: run.error has no Usage
+//	        and a Finish only of reason error; a Failure comes with no other reason,
+//	        a provider_error Failure with no Usage; reason error only with a failure   SPC
+//	FIN-04  an incomplete stream is a failure: with Capability.Finish a run without a
+//	        Finish has a Failure; an incomplete Failure (and its run.error) has no
+//	        Finish                                                                     SPC
 //
 // Driver-level clauses, checked by TestDriver and Verify:
 //
@@ -147,6 +163,10 @@ var Clauses = []Clause{
 	{"RSP-03", "Output contains neither raw stdout, raw stderr nor the terminal JSON; Summary never repeats Output", "7"},
 	{"RSP-04", "a Valid checkpoint round-trips losslessly through the driver's codec, which guards it with a non-empty deterministic fingerprint", "9"},
 	{"RSP-05", "a terminal payload has its provider event name and valid JSON", "8"},
+	{"FIN-01", "exactly one finish on success: with Capability.Finish run.finished carries a Finish; no payload but the terminal carries one; Response.Finish equals the terminal's", "SPC"},
+	{"FIN-02", "every Finish, on a payload or the Response, has a Reason in the FinishReason union", "SPC"},
+	{"FIN-03", "an error excludes usage and any finish but error: run.error has no Usage and a Finish only of reason error; a Failure comes with no other reason, a provider_error Failure with no Usage; reason error only with a failure", "SPC"},
+	{"FIN-04", "an incomplete stream is a failure: with Capability.Finish a run without a Finish has a Failure; an incomplete Failure (and its run.error) has no Finish", "SPC"},
 	{"DRV-01", "the factory returns a driver; Descriptor Type and DisplayName are set", "1"},
 	{"DRV-02", "Descriptor is equal across calls and across instances", "1"},
 	{"CFG-01", "ValidateConfig(nil) accepts the captured configuration and never panics", "1, 3"},

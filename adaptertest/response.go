@@ -10,7 +10,7 @@ import (
 )
 
 // CheckResponse validates a Response and the error Run returned with it:
-// clauses RSP-01 to RSP-05. codec is the driver's SessionCodec, or nil for a
+// clauses RSP-01 to RSP-05 and the Response rules of FIN-02 to FIN-04. codec is the driver's SessionCodec, or nil for a
 // driver without resume; a Valid checkpoint with a nil codec cannot be
 // verified and is reported. Codec panics are caught and reported as RSP-04.
 func CheckResponse(resp driver.Response, runErr error, codec driver.SessionCodec) Violations {
@@ -71,6 +71,7 @@ func CheckResponse(resp driver.Response, runErr error, codec driver.SessionCodec
 			c.add("RSP-03", -1, "Summary equals Output; without a formal summary it stays empty")
 		}
 	}
+	checkFinishResponse(&c, resp)
 	if raw := resp.RawStreams; raw != nil && raw.Terminal != nil {
 		t := raw.Terminal
 		if t.Event == "" {

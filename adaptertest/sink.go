@@ -118,8 +118,8 @@ func (s *RecordingSink) Items() []driver.TranscriptItem {
 }
 
 // Check runs every validator over what the sink recorded and the run's
-// outcome: CheckStream when streaming (with capability), CheckRun (which
-// applies the TRN clauses to every item) and CheckResponse.
+// outcome: CheckStream and CheckFinish when streaming (with capability),
+// CheckRun (which applies the TRN clauses to every item) and CheckResponse.
 func (s *RecordingSink) Check(streaming bool, capability driver.StreamCapability, resp driver.Response, runErr error, codec driver.SessionCodec) Violations {
 	s.mu.Lock()
 	events := append([]driver.RunEvent(nil), s.Events...)
@@ -128,6 +128,7 @@ func (s *RecordingSink) Check(streaming bool, capability driver.StreamCapability
 	var out Violations
 	if streaming {
 		out = append(out, CheckStream(capability, payloads)...)
+		out = append(out, CheckFinish(capability, payloads, resp)...)
 	}
 	out = append(out, CheckRun(events, resp)...)
 	out = append(out, CheckResponse(resp, runErr, codec)...)

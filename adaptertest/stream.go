@@ -10,7 +10,7 @@ import (
 // CheckStream validates the StreamPayload sequence of one streaming run
 // (Request.Streaming true) against the lifecycle contract of
 // driver.StreamKind and the negative rules of capability. It checks clauses
-// EVT-01 to EVT-14 and returns the violations in input order, followed by
+// EVT-01 to EVT-14 and the payload rules of FIN-01 to FIN-04 and returns the violations in input order, followed by
 // end-of-stream findings (Index -1). A nil result means the stream conforms.
 //
 // Lifecycle identity: a text or reasoning lifecycle is the pair (ScopeID,
@@ -99,6 +99,7 @@ func (s *streamState) feed(i int, p driver.StreamPayload) {
 	}
 
 	s.checkCapability(i, p)
+	s.checkFinishPayload(i, p)
 
 	switch p.Kind {
 	case driver.StreamRunStarted, driver.StreamRunFinished, driver.StreamRunError:

@@ -199,6 +199,9 @@ func (r *Result) build() error {
 		for _, v := range adaptertest.CheckStream(p.Capability, sink.Payloads) {
 			place(v, payloadAt)
 		}
+		for _, v := range adaptertest.CheckFinish(p.Capability, sink.Payloads, p.Response) {
+			place(v, payloadAt)
+		}
 	}
 	for _, v := range adaptertest.CheckRun(sink.Events, p.Response) {
 		place(v, eventAt)
