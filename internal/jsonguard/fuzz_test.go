@@ -82,7 +82,13 @@ func FuzzGuard(f *testing.F) {
 			return
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("segmentio %#v != encoding/json %#v", got, want)
+			t.Fatalf("Unmarshal %#v != encoding/json %#v", got, want)
+		}
+		// Into a map too (the exact-size decoder for objects, segmentio
+		// for anything else).
+		var gm, wm map[string]any
+		if e1, e2 := Unmarshal(b, &gm, maxDepth), stdjson.Unmarshal(b, &wm); (e1 == nil) != (e2 == nil) || e1 == nil && !reflect.DeepEqual(gm, wm) {
+			t.Fatalf("Unmarshal into a map = %#v, %v; encoding/json = %#v, %v", gm, e1, wm, e2)
 		}
 		m, isObj := want.(map[string]any)
 		for _, key := range []string{"type", "method"} {

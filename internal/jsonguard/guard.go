@@ -166,6 +166,10 @@ func skipString(b []byte, i int) int {
 //   - a value that does not fit v: segmentio's error, for example
 //     *json.UnmarshalTypeError, unchanged.
 //
+// A nil map[string]any or interface{} target is decoded by an exact-size
+// decoder of this package (segmentio gives every object room for 64
+// members); the result is the same.
+//
 // Decoding follows encoding/json: struct fields match keys
 // case-insensitively, the last duplicate key wins, invalid UTF-8 and lone
 // surrogates in strings become U+FFFD, strings and RawMessage are copied.
@@ -175,6 +179,31 @@ func Unmarshal(b []byte, v any, maxDepth int) error {
 			return serr // the first error in input order
 		}
 		return err
+	}
+	// Decoding into a nil map[string]any or a nil interface{} (a payload's
+	// Raw) takes the exact-size decoder; a value float64 cannot hold goes
+	// on to segmentio for its usual error.
+	switch p := v.(type) {
+	case *map[string]any:
+		if p != nil && *p == nil && firstByte(b) == '{' {
+			if err := Check(b, maxDepth); err != nil {
+				return err
+			}
+			if m, err := decodeAny(b); err == nil {
+				*p = m.(map[string]any)
+				return nil
+			}
+		}
+	case *any:
+		if p != nil && *p == nil {
+			if err := Check(b, maxDepth); err != nil {
+				return err
+			}
+			if x, err := decodeAny(b); err == nil {
+				*p = x
+				return nil
+			}
+		}
 	}
 	err := json.Unmarshal(b, v)
 	if err != nil {
@@ -186,6 +215,14 @@ func Unmarshal(b []byte, v any, maxDepth int) error {
 		}
 	}
 	return err
+}
+
+// firstByte returns the first byte of b that is not JSON whitespace, or 0.
+func firstByte(b []byte) byte {
+	if i := skipWS(b, 0); i < len(b) {
+		return b[i]
+	}
+	return 0
 }
 
 // Check reports whether b is exactly one JSON value, optionally surrounded

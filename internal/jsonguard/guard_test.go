@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	stdjson "encoding/json"
 	"errors"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -269,5 +271,40 @@ func TestStringEnd(t *testing.T) {
 		if ok != want || ok && (end != len(in) || esc != strings.Contains(in, `\`)) {
 			t.Errorf("StringEnd(%q) = %d, %v, %v; Check says valid=%v", in, end, esc, ok, want)
 		}
+	}
+}
+
+// TestUnmarshalExactSize: decoding into a nil map[string]any or any gives
+// encoding/json's values, with maps no larger than their members need
+// (segmentio allocates room for 64 members per object: about 5 KB for
+// {"type":"x"}).
+func TestUnmarshalExactSize(t *testing.T) {
+	for _, in := range []string{
+		`{"type":"x"}`, ` {"a":[1,-2,3.5e2,-0,123456789012345678,true,false,null,{}],"b":{"c":"\u00e9\ud800x"},"a":"dup"} `,
+		"{\"s\":\"\xff\\n\"}", `[]`, `"x"`, `12`, `{"n":1e999}`, `null`,
+	} {
+		var got, want any
+		e1, e2 := Unmarshal([]byte(in), &got, 0), stdjson.Unmarshal([]byte(in), &want)
+		if (e1 == nil) != (e2 == nil) || e1 == nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Unmarshal = %#v, %v; encoding/json = %#v, %v", in, got, e1, want, e2)
+		}
+		var gm, wm map[string]any
+		e1, e2 = Unmarshal([]byte(in), &gm, 0), stdjson.Unmarshal([]byte(in), &wm)
+		if (e1 == nil) != (e2 == nil) || e1 == nil && !reflect.DeepEqual(gm, wm) {
+			t.Errorf("%s: Unmarshal into a map = %#v, %v; encoding/json = %#v, %v", in, gm, e1, wm, e2)
+		}
+	}
+	line := []byte(`{"type":"x","item":{"id":"a","n":1}}`)
+	var m map[string]any
+	_ = Unmarshal(line, &m, 0)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 100 {
+		m = nil
+		_ = Unmarshal(line, &m, 0)
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 100; per > 1024 {
+		t.Errorf("decoding %s into a map allocates %d bytes, want at most 1 KiB", line, per)
 	}
 }

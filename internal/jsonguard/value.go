@@ -1,0 +1,163 @@
+package jsonguard
+
+import (
+	"errors"
+	"strconv"
+	"unicode/utf8"
+)
+
+// decodeAny decodes b, which [Check] has accepted, into the Go values
+// encoding/json gives an interface{}: map[string]any, []any, string,
+// float64, bool and nil. Maps and slices are allocated at their exact size:
+// segmentio's decoder makes every object a map with room for 64 members
+// (v0.5.4, json/decode.go), about 5 KB for `{"type":"x"}`, which is what a
+// parser keeps as a payload's Raw for every line of a long stream.
+//
+// Semantics are encoding/json's: the last of duplicate names wins, invalid
+// UTF-8 and lone surrogates become U+FFFD, numbers are float64. A number
+// float64 cannot hold (1e999) returns errNumberRange; Unmarshal then lets
+// segmentio produce its usual error.
+func decodeAny(b []byte) (any, error) {
+	d := valueDecoder{b: b}
+	v, _, err := d.value(SkipWS(b, 0))
+	return v, err
+}
+
+var errNumberRange = errors.New("jsonguard: number out of float64 range")
+
+// valueDecoder holds the members and elements of the objects and arrays
+// being decoded, one stack shared by every nesting level, so that each
+// map and slice is made once at its final size.
+type valueDecoder struct {
+	b       []byte
+	members []member
+	elems   []any
+	buf     []byte
+}
+
+type member struct {
+	name string
+	val  any
+}
+
+// value decodes the value at b[i] (not whitespace) and returns it with the
+// index just past it. The input is valid JSON nested within the depth
+// Check allowed, so the recursion is bounded.
+func (d *valueDecoder) value(i int) (any, int, error) {
+	b := d.b
+	switch c := b[i]; c {
+	case '{':
+		mark := len(d.members)
+		i = SkipWS(b, i+1)
+		if b[i] == '}' {
+			return map[string]any{}, i + 1, nil
+		}
+		for {
+			name, j := d.str(i)
+			j = SkipWS(b, j) + 1 // the colon
+			v, k, err := d.value(SkipWS(b, j))
+			if err != nil {
+				return nil, 0, err
+			}
+			d.members = append(d.members, member{name, v})
+			i = SkipWS(b, k)
+			if b[i] == '}' {
+				break
+			}
+			i = SkipWS(b, i+1) // the comma
+		}
+		ms := d.members[mark:]
+		m := make(map[string]any, len(ms))
+		for _, kv := range ms {
+			m[kv.name] = kv.val
+		}
+		clear(ms)
+		d.members = d.members[:mark]
+		return m, i + 1, nil
+	case '[':
+		mark := len(d.elems)
+		i = SkipWS(b, i+1)
+		if b[i] == ']' {
+			return []any{}, i + 1, nil
+		}
+		for {
+			v, k, err := d.value(i)
+			if err != nil {
+				return nil, 0, err
+			}
+			d.elems = append(d.elems, v)
+			i = SkipWS(b, k)
+			if b[i] == ']' {
+				break
+			}
+			i = SkipWS(b, i+1)
+		}
+		es := d.elems[mark:]
+		s := make([]any, len(es))
+		copy(s, es)
+		clear(es)
+		d.elems = d.elems[:mark]
+		return s, i + 1, nil
+	case '"':
+		s, j := d.str(i)
+		return s, j, nil
+	case 't':
+		return true, i + 4, nil
+	case 'f':
+		return false, i + 5, nil
+	case 'n':
+		return nil, i + 4, nil
+	}
+	return d.number(i)
+}
+
+// str decodes the string literal at b[i].
+func (d *valueDecoder) str(i int) (string, int) {
+	end, escaped, _ := StringEnd(d.b, i)
+	raw := d.b[i+1 : end-1]
+	if !escaped && utf8.Valid(raw) {
+		return string(raw), end
+	}
+	d.buf = appendUnescape(d.buf[:0], raw)
+	return string(d.buf), end
+}
+
+// number decodes the number at b[i] as encoding/json does for an
+// interface{}: strconv.ParseFloat. Integers of up to 15 digits are exact in
+// float64 and are converted without the string ParseFloat needs.
+func (d *valueDecoder) number(i int) (any, int, error) {
+	b := d.b
+	j := i
+	neg := b[j] == '-'
+	if neg {
+		j++
+	}
+	var n int64
+	k := j
+	for k < len(b) && '0' <= b[k] && b[k] <= '9' {
+		n = n*10 + int64(b[k]-'0')
+		k++
+	}
+	if k == len(b) || (b[k] != '.' && b[k] != 'e' && b[k] != 'E') {
+		if k-j <= 15 {
+			f := float64(n)
+			if neg {
+				f = -f
+			}
+			return f, k, nil
+		}
+	}
+	end := k
+	for end < len(b) && isNumByte(b[end]) {
+		end++
+	}
+	f, err := strconv.ParseFloat(string(b[i:end]), 64)
+	if err != nil {
+		return nil, 0, errNumberRange
+	}
+	return f, end, nil
+}
+
+func isNumByte(c byte) bool {
+	return '0' <= c && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
+}
