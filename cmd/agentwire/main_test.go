@@ -554,3 +554,15 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+func TestShort(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{{"", 3, `""`}, {"abc", 3, `"abc"`}, {"abcd", 3, `"abc"…`}, {"éèêë", 2, `"éè"…`}, {"é\xff", 1, `"é"…`}, {"\xff\xfe", 2, `"\xff\xfe"`}} {
+		if got := short(c.s, c.n); got != c.want {
+			t.Errorf("short(%q, %d) = %s, want %s", c.s, c.n, got, c.want)
+		}
+	}
+}

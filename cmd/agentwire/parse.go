@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/corpus"
 	"github.com/agentwire/agentwire/driver"
@@ -340,13 +341,29 @@ func itemDetail(it *driver.TranscriptItem) string {
 	return " " + strings.Join(parts, " ")
 }
 
-// short quotes s, cut to n runes.
+// short quotes s, cut to n runes. It looks at no more of s than it prints:
+// a timeline line for a 100 MB output costs what a short one does.
 func short(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return fmt.Sprintf("%q…", string(r[:n]))
+	if cut, ok := cutRunes(s, n); ok {
+		return fmt.Sprintf("%q…", cut)
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// cutRunes returns the first n runes of s and true when s is longer.
+func cutRunes(s string, n int) (string, bool) {
+	i := 0
+	for range n {
+		if i >= len(s) {
+			return s, false
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i >= len(s) {
+		return s, false
+	}
+	return s[:i], true
 }
 
 func shortJSON(v any, n int) string {
@@ -354,9 +371,8 @@ func shortJSON(v any, n int) string {
 	if err != nil {
 		return "?"
 	}
-	r := []rune(string(b))
-	if len(r) > n {
-		return string(r[:n]) + "…"
+	if cut, ok := cutRunes(string(b), n); ok {
+		return cut + "…"
 	}
 	return string(b)
 }
