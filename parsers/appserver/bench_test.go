@@ -6,9 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/jsonrpc"
@@ -85,14 +83,6 @@ func cpuMetric(b *testing.B, size int) func() {
 			b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
 		}
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // countSink counts what it receives: the cheapest consumer.

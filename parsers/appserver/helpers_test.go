@@ -18,6 +18,7 @@ type (
 
 var (
 	chunkings = parsertest.Chunkings
+	cpuTime   = parsertest.CPUTime
 	kinds     = parsertest.Kinds
 	itemKinds = parsertest.ItemKinds
 	lines     = parsertest.Lines

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/parsertest"
 	"github.com/agentwire/agentwire/ndjson"
 	"github.com/google/go-cmp/cmp"
 )
@@ -70,7 +71,7 @@ func BenchmarkParsePartial(b *testing.B) {
 	b.ReportAllocs()
 	rd := ndjson.NewReader(nil, ndjson.Options{})
 	src := bytes.NewReader(stream)
-	cpu0 := processCPU()
+	cpu0 := parsertest.CPUTime()
 	for b.Loop() {
 		src.Reset(stream)
 		rd.Reset(src)
@@ -93,7 +94,7 @@ func BenchmarkParsePartial(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(lines), "lines/op")
-	if cpu := processCPU() - cpu0; cpu > 0 {
+	if cpu := parsertest.CPUTime() - cpu0; cpu > 0 {
 		// Throughput per CPU second of the whole process (GC included):
 		// the figure that does not depend on the machine's other load.
 		b.ReportMetric(float64(len(stream))*float64(b.N)/cpu.Seconds()/1e6, "MB/cpu-s")

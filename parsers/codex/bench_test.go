@@ -7,9 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentwire/agentwire/driver"
 )
@@ -84,12 +82,4 @@ func benchParse(b *testing.B, small bool) {
 	runtime.ReadMemStats(&ms1)
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N)/float64(nlines), "allocs/line")
 	b.ReportMetric(float64(nlines), "lines/op")
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
