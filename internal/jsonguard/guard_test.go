@@ -308,3 +308,21 @@ func TestUnmarshalExactSize(t *testing.T) {
 		t.Errorf("decoding %s into a map allocates %d bytes, want at most 1 KiB", line, per)
 	}
 }
+
+func TestAppendString(t *testing.T) {
+	ins := []string{`""`, `"a"`, `"\u00e9\n\"x\\\/\b\f\r\t"`, `"\uD83D\uDE00"`, `"\uD83D"`, `"\uDE00x"`, "\"\xff\xfe\"", `"caf\u00e9 \u003c"`, `"日本"`}
+	for _, c := range checkTests {
+		if strings.HasPrefix(c.in, `"`) && c.err == "" {
+			ins = append(ins, c.in)
+		}
+	}
+	for _, in := range ins {
+		var want string
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if got := string(AppendString([]byte("x"), []byte(in))); got != "x"+want {
+			t.Errorf("AppendString(%q) = %q, want %q", in, got, "x"+want)
+		}
+	}
+}

@@ -65,3 +65,14 @@ func StringEnd(b []byte, i int) (end int, escaped, ok bool) {
 		}
 	}
 }
+
+// AppendString appends the decoded contents of the string literal lit
+// (quotes included, as [Check] accepted it) to dst: escapes resolved,
+// invalid UTF-8 and lone surrogates replaced by U+FFFD, exactly as the
+// decoders do. It is the unescaping [PeekString] uses.
+func AppendString(dst, lit []byte) []byte {
+	if len(lit) < 2 {
+		return dst
+	}
+	return appendUnescape(dst, lit[1:len(lit)-1])
+}

@@ -15,6 +15,7 @@ type result = parsertest.Result
 
 var (
 	chunkings = parsertest.Chunkings
+	cpuTime   = parsertest.CPUTime
 	kinds     = parsertest.Kinds
 	itemKinds = parsertest.ItemKinds
 )

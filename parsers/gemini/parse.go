@@ -69,17 +69,16 @@ func feedBody(p *Parser, br *bufio.Reader, raw *strings.Builder) (sinkErr, readE
 		}
 		return p.FeedJSON(b), readErr
 	}
-	r := sse.NewReader(br, sse.Options{Tee: raw})
+	r := sse.NewReader(br, sse.Options{Tee: raw, MaxEventSize: p.opts.MaxEventSize})
 	for sinkErr == nil {
 		f, err := r.Next()
 		if err == io.EOF {
 			break
 		}
-		var se *sse.Error
 		switch {
 		case err == nil:
 			sinkErr = p.Feed(f)
-		case errors.As(err, &se):
+		case isFramingError(err):
 			sinkErr = p.FeedError(err)
 		default:
 			return sinkErr, err
@@ -117,4 +116,11 @@ func looksJSON(br *bufio.Reader) bool {
 		}
 	}
 	return false
+}
+
+// isFramingError reports whether err is the sse reader's positioned,
+// recoverable error (an oversized event) rather than a read error.
+func isFramingError(err error) bool {
+	var se *sse.Error
+	return errors.As(err, &se)
 }

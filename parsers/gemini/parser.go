@@ -32,6 +32,9 @@ type Options struct {
 	// 200. A status outside 200..299 makes the run a provider error
 	// whatever the body holds (see the package doc).
 	HTTPStatus int
+	// MaxEventSize is the sse reader's limit on one event (Parse and
+	// ParseResponse); zero means sse.DefaultMaxEventSize.
+	MaxEventSize int
 	// ContentType is the response's Content-Type, kept in
 	// Response.Metadata. The parser never trusts it to choose the framing:
 	// Parse sniffs the body (see Parse).
@@ -232,10 +235,12 @@ func (p *Parser) value(d []byte, off int64, line int) error {
 		return p.object(d, off, line)
 	}
 	var err error
-	eachElement(d[i:], func(v []byte) {
+	eachElement(d, i, func(b []byte, i int) int {
+		end := jsonguard.ValueEnd(b, i)
 		if err == nil {
-			err = p.object(v, off, line)
+			err = p.object(b[i:end], off, line)
 		}
+		return end
 	})
 	return err
 }
@@ -250,17 +255,17 @@ func (p *Parser) object(d []byte, off int64, line int) error {
 	for _, why := range ev.problems {
 		p.markMalformed(why)
 	}
-	if ev.responseID != "" && p.responseID == "" {
-		p.responseID = ev.responseID
+	if p.responseID == "" {
+		setStr(&p.responseID, ev.responseID)
 	}
 	if err := p.em.Start(p.responseID, "", ""); err != nil {
 		return err
 	}
-	if ev.modelVersion != "" {
-		p.model = ev.modelVersion
+	if ev.modelVersion != nil && string(ev.modelVersion[1:len(ev.modelVersion)-1]) != p.model {
+		setStr(&p.model, ev.modelVersion)
 	}
-	if ev.createTime != "" && p.createTime == "" {
-		p.createTime = ev.createTime
+	if p.createTime == "" {
+		setStr(&p.createTime, ev.createTime)
 	}
 	if ev.hasErr {
 		return p.errorObject(d, ev)
@@ -291,7 +296,11 @@ func (p *Parser) object(d []byte, off int64, line int) error {
 		// trafficType until the last chunk).
 		p.usageRaw = append(p.usageRaw[:0], ev.usageRaw...)
 		if u := ev.usage; u.has {
-			p.usage = &driver.Usage{
+			if p.usage == nil {
+				p.usage = &driver.Usage{}
+			}
+			// In place: the pointer is handed out only by Finish.
+			*p.usage = driver.Usage{
 				InputTokens:       u.prompt + u.toolUse,
 				CachedInputTokens: u.cached,
 				OutputTokens:      u.candidates + u.thoughts,
@@ -452,7 +461,7 @@ func (p *Parser) part(c *candState, pt *part) error {
 func (p *Parser) partExtras(c *candState, pt *part) error {
 	raw := map[string]any{}
 	for _, m := range pt.extras {
-		if !partMetaMember(m.name) {
+		if !knownPartMember(m.name) {
 			p.markUnknown("part member " + m.name)
 		}
 		raw[m.name] = decodeAny(m.val)

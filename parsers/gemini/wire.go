@@ -35,13 +35,15 @@ type member struct {
 
 // event is one decoded GenerateContentResponse.
 type event struct {
-	candidates   []candidate
-	usage        usage
-	hasUsage     bool
-	usageRaw     []byte
-	modelVersion string
-	responseID   string
-	createTime   string
+	candidates []candidate
+	usage      usage
+	hasUsage   bool
+	usageRaw   []byte
+	// modelVersion, responseID and createTime are the string literals
+	// (quotes included), decoded by the parser only when they change.
+	modelVersion []byte
+	responseID   []byte
+	createTime   []byte
 	// promptFeedback: blockReason (and blockReasonMessage) decoded, the
 	// whole value kept.
 	blockReason   string
@@ -72,7 +74,6 @@ type apiError struct {
 
 type candidate struct {
 	index         int
-	role          string
 	parts         []part
 	finishReason  string
 	finishMessage string
@@ -130,7 +131,9 @@ func decodeEvent(b []byte, ev *event) error {
 	return walkEvent(b, ev)
 }
 
-// walkEvent walks checked JSON into ev.
+// walkEvent walks checked JSON into ev. Each walker takes the value at
+// b[i] and returns the index just past it, so every byte is walked once;
+// members that are not descended into are skipped with ValueEnd.
 func walkEvent(b []byte, ev *event) error {
 	i := jsonguard.SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -138,201 +141,219 @@ func walkEvent(b []byte, ev *event) error {
 	}
 	cands := ev.candidates[:0]
 	*ev = event{}
-	eachMember(b[i:], func(name, val []byte) {
+	eachMember(b, i, func(name []byte, b []byte, i int) int {
 		switch string(name) {
 		case "candidates":
-			if val[0] != '[' {
-				ev.badType("candidates", val)
-				return
+			if b[i] != '[' {
+				return ev.badMember("candidates", b, i, &ev.extras)
 			}
 			ev.candidatesRaw = true
 			cands = cands[:0]
-			eachElement(val, func(v []byte) {
-				cands = append(cands, candidate{})
-				c := &cands[len(cands)-1]
-				if v[0] != '{' {
-					ev.problems = append(ev.problems, "candidate is not an object")
-					c.extras = append(c.extras, member{"candidate", v})
-					return
+			return eachElement(b, i, func(b []byte, i int) int {
+				if len(cands) < cap(cands) {
+					cands = cands[:len(cands)+1]
+				} else {
+					cands = append(cands, candidate{})
 				}
-				walkCandidate(v, c, ev)
+				c := &cands[len(cands)-1]
+				if b[i] != '{' {
+					ev.problems = append(ev.problems, "candidate is not an object")
+					end := jsonguard.ValueEnd(b, i)
+					*c = candidate{extras: []member{{"candidate", b[i:end]}}}
+					return end
+				}
+				return walkCandidate(b, i, c, ev)
 			})
 		case "usageMetadata":
-			if val[0] != '{' {
-				ev.badType("usageMetadata", val)
-				return
+			if b[i] != '{' {
+				return ev.badMember("usageMetadata", b, i, &ev.extras)
 			}
-			ev.usageRaw = val
 			ev.hasUsage = true
-			walkUsage(val, &ev.usage)
+			end := walkUsage(b, i, &ev.usage)
+			ev.usageRaw = b[i:end]
+			return end
 		case "modelVersion":
-			ev.setString(&ev.modelVersion, name, val)
+			return ev.literal(&ev.modelVersion, name, b, i)
 		case "responseId":
-			ev.setString(&ev.responseID, name, val)
+			return ev.literal(&ev.responseID, name, b, i)
 		case "createTime":
-			ev.setString(&ev.createTime, name, val)
+			return ev.literal(&ev.createTime, name, b, i)
 		case "promptFeedback":
-			if val[0] != '{' {
-				ev.badType("promptFeedback", val)
-				return
+			if b[i] != '{' {
+				return ev.badMember("promptFeedback", b, i, &ev.extras)
 			}
-			ev.feedbackRaw = val
-			eachMember(val, func(n, v []byte) {
+			end := eachMember(b, i, func(n []byte, b []byte, i int) int {
 				switch string(n) {
 				case "blockReason":
-					ev.setString(&ev.blockReason, n, v)
+					return ev.setString(&ev.blockReason, n, b, i)
 				case "blockReasonMessage":
-					ev.setString(&ev.blockMessage, n, v)
+					return ev.setString(&ev.blockMessage, n, b, i)
 				}
+				return jsonguard.ValueEnd(b, i)
 			})
+			ev.feedbackRaw = b[i:end]
+			return end
 		case "error":
-			if val[0] != '{' {
-				ev.badType("error", val)
-				return
+			if b[i] != '{' {
+				return ev.badMember("error", b, i, &ev.extras)
 			}
 			ev.hasErr = true
-			ev.err = apiError{raw: val}
-			walkError(val, &ev.err, ev)
-		default:
-			ev.extras = append(ev.extras, member{string(name), val})
+			end := walkError(b, i, &ev.err, ev)
+			ev.err.raw = b[i:end]
+			return end
 		}
+		end := jsonguard.ValueEnd(b, i)
+		ev.extras = append(ev.extras, member{string(name), b[i:end]})
+		return end
 	})
 	ev.candidates = cands
 	return nil
 }
 
-func walkCandidate(b []byte, c *candidate, ev *event) {
+func walkCandidate(b []byte, i int, c *candidate, ev *event) int {
 	parts := c.parts[:0]
+	extras := c.extras[:0]
 	*c = candidate{}
-	eachMember(b, func(name, val []byte) {
+	end := eachMember(b, i, func(name []byte, b []byte, i int) int {
 		switch string(name) {
 		case "content":
-			if val[0] != '{' {
-				ev.badType("content", val)
-				c.extras = append(c.extras, member{"content", val})
-				return
+			if b[i] != '{' {
+				return ev.badMember("content", b, i, &extras)
 			}
-			eachMember(val, func(n, v []byte) {
+			return eachMember(b, i, func(n []byte, b []byte, i int) int {
 				switch string(n) {
 				case "role":
-					if !setStr(&c.role, v) {
-						ev.badType("role", v)
+					// Always "model" in a response; only its type is checked.
+					end := jsonguard.ValueEnd(b, i)
+					if b[i] != '"' && b[i] != 'n' {
+						ev.badType("content.role", b[i:end])
+						extras = append(extras, member{"content.role", b[i:end]})
 					}
+					return end
 				case "parts":
-					if v[0] != '[' {
-						ev.badType("parts", v)
-						c.extras = append(c.extras, member{"content.parts", v})
-						return
+					if b[i] != '[' {
+						return ev.badMember("content.parts", b, i, &extras)
 					}
 					parts = parts[:0]
-					eachElement(v, func(pv []byte) {
-						parts = append(parts, part{})
-						walkPart(pv, &parts[len(parts)-1], ev)
+					return eachElement(b, i, func(b []byte, i int) int {
+						if len(parts) < cap(parts) {
+							parts = parts[:len(parts)+1]
+						} else {
+							parts = append(parts, part{})
+						}
+						return walkPart(b, i, &parts[len(parts)-1], ev)
 					})
-				default:
-					c.extras = append(c.extras, member{"content." + string(n), v})
 				}
+				end := jsonguard.ValueEnd(b, i)
+				extras = append(extras, member{"content." + string(n), b[i:end]})
+				return end
 			})
 		case "finishReason":
-			if !setStr(&c.finishReason, val) {
-				ev.badType("finishReason", val)
-				c.extras = append(c.extras, member{"finishReason", val})
-			}
+			return ev.setStringOr(&c.finishReason, "finishReason", b, i, &extras)
 		case "finishMessage":
-			if !setStr(&c.finishMessage, val) {
-				ev.badType("finishMessage", val)
-			}
+			return ev.setStringOr(&c.finishMessage, "finishMessage", b, i, &extras)
 		case "index":
-			n, ok := intOf(val)
+			end := jsonguard.ValueEnd(b, i)
+			n, ok := intOf(b[i:end])
 			if !ok || n < 0 {
-				ev.badType("index", val)
-				return
+				ev.badType("index", b[i:end])
+				return end
 			}
 			c.index = n
-		default:
-			c.extras = append(c.extras, member{string(name), val})
+			return end
 		}
+		end := jsonguard.ValueEnd(b, i)
+		extras = append(extras, member{string(name), b[i:end]})
+		return end
 	})
-	c.parts = parts
+	c.parts, c.extras = parts, extras
+	return end
 }
 
-func walkPart(b []byte, p *part, ev *event) {
-	if b[0] != '{' {
+func walkPart(b []byte, i int, p *part, ev *event) int {
+	extras := p.extras[:0]
+	*p = part{}
+	defer func() { p.extras = extras }()
+	if b[i] != '{' {
 		ev.problems = append(ev.problems, "part is not an object")
-		p.kind, p.unknown, p.val = partUnknown, "part", b
-		return
+		end := jsonguard.ValueEnd(b, i)
+		p.kind, p.unknown, p.val = partUnknown, "part", b[i:end]
+		return end
 	}
 	// The data member decides the kind; proto's oneof allows one, a second
 	// one is kept as an extra.
-	setKind := func(k partKind, name, val []byte) bool {
+	setKind := func(k partKind, name []byte, val []byte) bool {
 		if p.kind != partEmpty && p.kind != k {
-			p.extras = append(p.extras, member{string(name), val})
+			extras = append(extras, member{string(name), val})
 			ev.problems = append(ev.problems, "part with two data members")
 			return false
 		}
 		p.kind = k
 		return true
 	}
-	eachMember(b, func(name, val []byte) {
+	end := eachMember(b, i, func(name []byte, b []byte, i int) int {
 		switch string(name) {
 		case "text":
-			if !setStr(&p.text, val) {
-				ev.badType("text", val)
-				p.extras = append(p.extras, member{"text", val})
-				return
+			end := jsonguard.ValueEnd(b, i)
+			if !setStr(&p.text, b[i:end]) {
+				ev.badType("text", b[i:end])
+				extras = append(extras, member{"text", b[i:end]})
+				return end
 			}
-			if setKind(partText, name, val) {
+			if setKind(partText, name, b[i:end]) {
 				p.hasText = true
 			}
+			return end
 		case "thought":
-			switch string(val) {
+			end := jsonguard.ValueEnd(b, i)
+			switch string(b[i:end]) {
 			case "true":
 				p.thought = true
 			case "false", "null":
 				p.thought = false
 			default:
-				ev.badType("thought", val)
-				p.extras = append(p.extras, member{"thought", val})
+				ev.badType("thought", b[i:end])
+				extras = append(extras, member{"thought", b[i:end]})
 			}
+			return end
 		case "thoughtSignature":
-			if !setStr(&p.signature, val) {
-				ev.badType("thoughtSignature", val)
-				p.extras = append(p.extras, member{"thoughtSignature", val})
-			}
+			return ev.setStringOr(&p.signature, "thoughtSignature", b, i, &extras)
 		case "functionCall":
-			if val[0] != '{' {
-				ev.badType("functionCall", val)
-				p.extras = append(p.extras, member{"functionCall", val})
-				return
+			if b[i] != '{' {
+				return ev.badMember("functionCall", b, i, &extras)
 			}
-			if setKind(partFunctionCall, name, val) {
-				walkFunctionCall(val, &p.fc, ev)
+			end := jsonguard.ValueEnd(b, i)
+			if setKind(partFunctionCall, name, b[i:end]) {
+				walkFunctionCall(b, i, &p.fc, ev)
 			}
+			return end
 		case "functionResponse":
-			p.setWhole(partFunctionResponse, name, val, ev, setKind)
+			return p.setWhole(partFunctionResponse, name, b, i, ev, setKind, &extras)
 		case "executableCode":
-			p.setWhole(partExecutableCode, name, val, ev, setKind)
+			return p.setWhole(partExecutableCode, name, b, i, ev, setKind, &extras)
 		case "codeExecutionResult":
-			p.setWhole(partCodeResult, name, val, ev, setKind)
+			return p.setWhole(partCodeResult, name, b, i, ev, setKind, &extras)
 		case "inlineData":
-			p.setWhole(partInlineData, name, val, ev, setKind)
+			return p.setWhole(partInlineData, name, b, i, ev, setKind, &extras)
 		case "fileData":
-			p.setWhole(partFileData, name, val, ev, setKind)
-		default:
-			p.extras = append(p.extras, member{string(name), val})
+			return p.setWhole(partFileData, name, b, i, ev, setKind, &extras)
 		}
+		end := jsonguard.ValueEnd(b, i)
+		extras = append(extras, member{string(name), b[i:end]})
+		return end
 	})
 	if p.kind == partEmpty {
 		// A part with no member this parser knows as data: the first
 		// unknown member is its kind (a part type newer than this parser).
-		for i, m := range p.extras {
-			if !partMetaMember(m.name) {
+		for k, m := range extras {
+			if !knownPartMember(m.name) {
 				p.kind, p.unknown, p.val = partUnknown, m.name, m.val
-				p.extras = append(p.extras[:i:i], p.extras[i+1:]...)
+				extras = append(extras[:k:k], extras[k+1:]...)
 				break
 			}
 		}
 	}
+	return end
 }
 
 // partMetaMember reports whether a part member is metadata beside the data
@@ -345,52 +366,65 @@ func partMetaMember(name string) bool {
 	return false
 }
 
-func (p *part) setWhole(k partKind, name, val []byte, ev *event, setKind func(partKind, []byte, []byte) bool) {
-	if val[0] != '{' {
-		ev.badType(string(name), val)
-		p.extras = append(p.extras, member{string(name), val})
-		return
+// knownPartMember reports whether a part member is one this parser maps
+// (a known member of the wrong type is kept as an extra, not taken for a
+// new part type).
+func knownPartMember(name string) bool {
+	switch name {
+	case "text", "functionCall", "functionResponse", "executableCode", "codeExecutionResult", "inlineData", "fileData":
+		return true
 	}
-	if setKind(k, name, val) {
-		p.val = val
-	}
+	return partMetaMember(name)
 }
 
-func walkFunctionCall(b []byte, fc *functionCall, ev *event) {
+func (p *part) setWhole(k partKind, name []byte, b []byte, i int, ev *event, setKind func(partKind, []byte, []byte) bool, extras *[]member) int {
+	if b[i] != '{' {
+		return ev.badMember(string(name), b, i, extras)
+	}
+	end := jsonguard.ValueEnd(b, i)
+	if setKind(k, name, b[i:end]) {
+		p.val = b[i:end]
+	}
+	return end
+}
+
+func walkFunctionCall(b []byte, i int, fc *functionCall, ev *event) int {
 	*fc = functionCall{}
-	eachMember(b, func(name, val []byte) {
+	return eachMember(b, i, func(name []byte, b []byte, i int) int {
 		switch string(name) {
 		case "id":
-			if !setStr(&fc.id, val) {
-				ev.badType("functionCall.id", val)
-				fc.extras = append(fc.extras, member{"id", val})
-			}
+			return ev.setStringOr(&fc.id, "functionCall.id", b, i, &fc.extras)
 		case "name":
-			if !setStr(&fc.name, val) {
-				ev.badType("functionCall.name", val)
-				fc.extras = append(fc.extras, member{"name", val})
-			}
+			return ev.setStringOr(&fc.name, "functionCall.name", b, i, &fc.extras)
 		case "args":
-			if string(val) != "null" {
-				fc.args = val
+			end := jsonguard.ValueEnd(b, i)
+			if string(b[i:end]) != "null" {
+				fc.args = b[i:end]
 			}
+			return end
 		case "partialArgs":
-			if val[0] == '[' {
-				fc.partialArgs = val
-			} else if string(val) != "null" {
-				ev.badType("functionCall.partialArgs", val)
-				fc.extras = append(fc.extras, member{"partialArgs", val})
+			end := jsonguard.ValueEnd(b, i)
+			if b[i] == '[' {
+				fc.partialArgs = b[i:end]
+			} else if string(b[i:end]) != "null" {
+				ev.badType("functionCall.partialArgs", b[i:end])
+				fc.extras = append(fc.extras, member{"partialArgs", b[i:end]})
 			}
+			return end
 		case "willContinue":
-			fc.willContinue = string(val) == "true"
-		default:
-			fc.extras = append(fc.extras, member{string(name), val})
+			end := jsonguard.ValueEnd(b, i)
+			fc.willContinue = string(b[i:end]) == "true"
+			return end
 		}
+		end := jsonguard.ValueEnd(b, i)
+		fc.extras = append(fc.extras, member{string(name), b[i:end]})
+		return end
 	})
 }
 
-func walkUsage(b []byte, u *usage) {
-	eachMember(b, func(name, val []byte) {
+func walkUsage(b []byte, i int, u *usage) int {
+	return eachMember(b, i, func(name []byte, b []byte, i int) int {
+		end := jsonguard.ValueEnd(b, i)
 		var dst *int
 		switch string(name) {
 		case "promptTokenCount":
@@ -406,41 +440,76 @@ func walkUsage(b []byte, u *usage) {
 		case "totalTokenCount":
 			dst = &u.total
 		default:
-			return
+			return end
 		}
-		if n, ok := intOf(val); ok && n >= 0 {
+		if n, ok := intOf(b[i:end]); ok && n >= 0 {
 			*dst = n
 			u.has = true
 		}
+		return end
 	})
 }
 
-func walkError(b []byte, e *apiError, ev *event) {
-	eachMember(b, func(name, val []byte) {
+func walkError(b []byte, i int, e *apiError, ev *event) int {
+	*e = apiError{}
+	return eachMember(b, i, func(name []byte, b []byte, i int) int {
+		end := jsonguard.ValueEnd(b, i)
 		switch string(name) {
 		case "code":
-			if n, ok := intOf(val); ok {
+			if n, ok := intOf(b[i:end]); ok {
 				e.code, e.hasCode = n, true
 			}
 		case "message":
-			if !setStr(&e.message, val) {
-				ev.badType("error.message", val)
+			if !setStr(&e.message, b[i:end]) {
+				ev.badType("error.message", b[i:end])
 			}
 		case "status":
-			if !setStr(&e.status, val) {
-				ev.badType("error.status", val)
+			if !setStr(&e.status, b[i:end]) {
+				ev.badType("error.status", b[i:end])
 			}
 		case "details":
-			e.details = val
+			e.details = b[i:end]
 		}
+		return end
 	})
 }
 
-func (ev *event) setString(dst *string, name, val []byte) {
-	if !setStr(dst, val) && string(val) != "null" {
-		ev.badType(string(name), val)
-		ev.extras = append(ev.extras, member{string(name), val})
+// badMember records a known member of the wrong JSON type and keeps it in
+// extras; it returns the value's end.
+func (ev *event) badMember(name string, b []byte, i int, extras *[]member) int {
+	end := jsonguard.ValueEnd(b, i)
+	ev.badType(name, b[i:end])
+	*extras = append(*extras, member{name, b[i:end]})
+	return end
+}
+
+// setStringOr sets *dst from the string at b[i], or keeps a value of
+// another type (null apart) in extras as a problem.
+func (ev *event) setStringOr(dst *string, name string, b []byte, i int, extras *[]member) int {
+	end := jsonguard.ValueEnd(b, i)
+	if !setStr(dst, b[i:end]) && string(b[i:end]) != "null" {
+		ev.badType(name, b[i:end])
+		*extras = append(*extras, member{name, b[i:end]})
 	}
+	return end
+}
+
+// literal keeps the string literal at b[i] undecoded in *dst.
+func (ev *event) literal(dst *[]byte, name []byte, b []byte, i int) int {
+	end := jsonguard.ValueEnd(b, i)
+	switch b[i] {
+	case '"':
+		*dst = b[i:end]
+	case 'n':
+	default:
+		ev.badType(string(name), b[i:end])
+		ev.extras = append(ev.extras, member{string(name), b[i:end]})
+	}
+	return end
+}
+
+func (ev *event) setString(dst *string, name []byte, b []byte, i int) int {
+	return ev.setStringOr(dst, string(name), b, i, &ev.extras)
 }
 
 func (ev *event) badType(name string, val []byte) {
@@ -470,53 +539,62 @@ type errorString string
 
 func (e errorString) Error() string { return string(e) }
 
-// eachMember calls fn for each member of the checked JSON object b (b[0] is
-// '{'), in input order, with the raw name and the exact value bytes. On
-// input that is not checked JSON it stops early; it never panics.
-func eachMember(b []byte, fn func(name, val []byte)) {
-	i := jsonguard.SkipWS(b, 1)
+// eachMember walks the checked JSON object at b[i] (b[i] is '{'): it calls
+// fn for each member, in input order, with the raw name and the index of
+// the value's first byte; fn returns the index just past the value. It
+// returns the index just past the object. On input that is not checked
+// JSON it stops early, never panics and never loops.
+func eachMember(b []byte, i int, fn func(name []byte, b []byte, i int) int) int {
+	i = jsonguard.SkipWS(b, i+1)
 	for i < len(b) && b[i] == '"' {
 		end, _, ok := jsonguard.StringEnd(b, i)
 		if !ok {
-			return
+			return len(b)
 		}
 		name := b[i+1 : end-1]
 		i = jsonguard.SkipWS(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return
+			return len(b)
 		}
 		i = jsonguard.SkipWS(b, i+1)
 		if i >= len(b) {
-			return
+			return len(b)
 		}
-		vend := jsonguard.ValueEnd(b, i)
+		vend := fn(name, b, i)
 		if vend <= i || vend > len(b) {
-			return
+			return len(b)
 		}
-		fn(name, b[i:vend])
 		i = jsonguard.SkipWS(b, vend)
 		if i >= len(b) || b[i] != ',' {
-			return
+			break
 		}
 		i = jsonguard.SkipWS(b, i+1)
 	}
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	return len(b)
 }
 
-// eachElement calls fn for each element of the checked JSON array b.
-func eachElement(b []byte, fn func(val []byte)) {
-	i := jsonguard.SkipWS(b, 1)
+// eachElement walks the checked JSON array at b[i] as eachMember walks an
+// object.
+func eachElement(b []byte, i int, fn func(b []byte, i int) int) int {
+	i = jsonguard.SkipWS(b, i+1)
 	for i < len(b) && b[i] != ']' {
-		vend := jsonguard.ValueEnd(b, i)
+		vend := fn(b, i)
 		if vend <= i || vend > len(b) {
-			return
+			return len(b)
 		}
-		fn(b[i:vend])
 		i = jsonguard.SkipWS(b, vend)
 		if i >= len(b) || b[i] != ',' {
-			return
+			break
 		}
 		i = jsonguard.SkipWS(b, i+1)
 	}
+	if i < len(b) && b[i] == ']' {
+		return i + 1
+	}
+	return len(b)
 }
 
 // setStr sets *dst to the JSON string val decoded as the decoders do
@@ -531,11 +609,8 @@ func setStr(dst *string, val []byte) bool {
 		*dst = string(in)
 		return true
 	}
-	var s string
-	if json.Unmarshal(val, &s) != nil {
-		return false
-	}
-	*dst = s
+	var buf [256]byte
+	*dst = string(jsonguard.AppendString(buf[:0], val))
 	return true
 }
 
