@@ -121,16 +121,6 @@ type functionCall struct {
 	extras       []member
 }
 
-// decodeEvent checks b and walks it into ev, reusing ev's slices. It
-// returns a *jsonguard.SyntaxError for invalid JSON and errNotObject for a
-// value that is not an object.
-func decodeEvent(b []byte, ev *event) error {
-	if err := jsonguard.Check(b, 0); err != nil {
-		return err
-	}
-	return walkEvent(b, ev)
-}
-
 // walkEvent walks checked JSON into ev. Each walker takes the value at
 // b[i] and returns the index just past it, so every byte is walked once;
 // members that are not descended into are skipped with ValueEnd.
