@@ -13,16 +13,27 @@
 //   - Order: the stdout observer sees stdout in order on one goroutine;
 //     stderr is collected on another. Chunk events of one stream are emitted
 //     in order.
-//   - Joins: Wait returns only after the stdin writer, both readers and the
-//     process wait have finished (contract §8, §11), so the snapshot is
-//     complete and no goroutine of this package outlives Wait.
-//   - Cancellation: when ctx ends, Command.Interrupt runs (the provider's
-//     gentle stop: a protocol interrupt, or by default SIGINT to the process
-//     group); if the process has not exited after Command.Grace (default
-//     DefaultGrace) the whole group is killed with SIGKILL. After the
-//     leader exits, any process left in its group is killed too, and
-//     readers are given DrainTimeout to reach EOF (a grandchild that left the
-//     group may hold a pipe open); then the pipes are closed.
+//   - Joins: Wait returns only after the process wait, both readers and the
+//     gentle stop have finished (contract §8, §11), so the snapshot is
+//     complete. The one goroutine that may outlive Wait is the copy of a
+//     Command.Stdin whose Read blocks (see Command.Stdin); it makes no call
+//     into the sink and touches nothing of the Result.
+//   - Cancellation: when ctx ends, the grace timer starts and
+//     Command.Interrupt runs on its own goroutine (the provider's gentle
+//     stop: a protocol interrupt, or by default SIGINT to the process
+//     group); the copy of Command.Stdin stops and stdin is closed unless
+//     the command keeps it for a protocol. If the process has not exited
+//     when the grace (Command.Grace, default DefaultGrace) ends, or at once
+//     when the gentle stop fails, the whole group is killed with SIGKILL
+//     and stdin is closed, so every stdin write still blocked on a CLI
+//     that does not read (the Interrupt's own included) fails with an
+//     error wrapping os.ErrClosed. Whatever the CLI does, Wait returns
+//     within the grace plus DrainTimeout (and scheduling) after ctx ended.
+//   - No process left: after the leader exits, any process left in its
+//     group is killed, and on Linux so are descendants that left the group
+//     (see the cgroup notes in reap_linux.go: always where a cgroup can be
+//     created, else only those holding the run's pipes). Readers are given
+//     DrainTimeout to reach EOF; then the pipes are closed.
 //   - Errors: a sink or observer error stops the process (SIGKILL of the
 //     group) and is returned by Wait; a non-zero exit is data in Result, not
 //     an error.
@@ -41,6 +52,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,9 +63,14 @@ import (
 // gentle stop before the group is killed.
 const DefaultGrace = 2 * time.Second
 
-// DrainTimeout bounds how long readers may keep reading after the process
-// exited and its group was killed. A variable so tests can shrink it.
-var DrainTimeout = 2 * time.Second
+// DrainTimeout bounds how long, after the process exited and what was left
+// of the run was killed, both readers may sit in a read that brings
+// nothing (a descendant this package could not find holds a pipe) before
+// the pipes are closed; readers that still receive bytes, or whose
+// observer is still working, are waited for. It also bounds how long Wait
+// waits for a Command.Interrupt that does not return. A variable so tests
+// can shrink it.
+var DrainTimeout = 500 * time.Millisecond
 
 // ReadSize is the size of each read from the pipes. A variable so tests can
 // shrink it.
@@ -72,24 +89,54 @@ type Command struct {
 	Env []string
 	// Stdin, when non-nil, is copied to the process's stdin, which is then
 	// closed. When nil and KeepStdin is false the process gets an empty,
-	// closed stdin.
+	// closed stdin. The copy stops when ctx ends or the process exits:
+	// stdin is closed then, and a Read of Stdin that is blocking at that
+	// moment (a host's own os.Stdin, a pipe nobody writes) is abandoned:
+	// Wait does not wait for it, and its goroutine ends, without writing,
+	// when that Read returns. Close such a source to end it.
 	Stdin io.Reader
 	// KeepStdin keeps stdin open for a protocol: write through
-	// Process.Stdin and close it when done (Wait closes it at the end).
+	// Process.Stdin and close it when done. It stays open through the
+	// gentle stop (for a protocol interrupt) and is closed when the
+	// process is killed or exits.
 	KeepStdin bool
 	// Stdout observes stdout chunks in order, on the stdout goroutine,
 	// after they are captured and emitted. The chunk is valid only during
 	// the call. A returned error stops the process and is returned by Wait.
 	Stdout func(chunk []byte) error
-	// Interrupt is the gentle stop run when ctx ends. Nil means SIGINT to
-	// the process group.
+	// Interrupt is the gentle stop run, on its own goroutine, when ctx
+	// ends. Nil means SIGINT to the process group. An error kills the
+	// group at once. It may block on stdin writes (they fail when the
+	// grace ends) but on nothing else: Wait waits for it at most
+	// DrainTimeout after the process exited.
 	Interrupt func(p *Process) error
-	// Grace is how long to wait after Interrupt before SIGKILL; zero means
-	// DefaultGrace.
+	// Grace is how long to wait after ctx ended before SIGKILL; zero means
+	// DefaultGrace. It runs from the moment ctx ended, not from when
+	// Interrupt returned.
 	Grace time.Duration
 }
 
+// KillReason says why this package killed a process.
+type KillReason string
+
+// The reasons for a kill.
+const (
+	// KillGrace: ctx ended and the process had not exited when the grace
+	// ran out.
+	KillGrace KillReason = "grace"
+	// KillInterruptFailed: ctx ended and the gentle stop returned an error.
+	KillInterruptFailed KillReason = "interrupt_failed"
+	// KillError: a sink, observer or I/O error stopped the run.
+	KillError KillReason = "error"
+)
+
 // Result is the observed outcome of a run.
+//
+// Who ended the process: Signal is the signal that ended the leader. With
+// Killed and Signal "SIGKILL" this package killed it (KillReason says
+// why); with Interrupted and Signal "SIGINT" and the default Interrupt, it
+// was this package's gentle stop; any other signal, or a SIGKILL without
+// Killed, came from outside.
 type Result struct {
 	Stdout, Stderr []byte
 	ExitCode       int
@@ -98,8 +145,20 @@ type Result struct {
 	// Cancelled and TimedOut report why ctx ended, if it did before the
 	// process exited: cancellation or deadline.
 	Cancelled, TimedOut bool
-	// Interrupted and Killed report what this package did to stop it.
-	Interrupted, Killed bool
+	// Interrupted reports that ctx ended while the process ran and the
+	// gentle stop (Command.Interrupt) was started; InterruptError is its
+	// error, if it failed.
+	Interrupted    bool
+	InterruptError error
+	// Killed reports that this package sent SIGKILL to the process group
+	// while the leader was running, and KillReason why.
+	Killed     bool
+	KillReason KillReason
+	// KilledDescendants reports that processes of the run were still alive
+	// after the leader exited (in its group, or escaped from it and found)
+	// and this package killed them. It says nothing of how the leader
+	// ended.
+	KilledDescendants bool
 	// PID is the process id.
 	PID int
 }
@@ -109,36 +168,35 @@ type Process struct {
 	cmd  *exec.Cmd
 	c    Command
 	sink driver.EventSink
+	cg   *cgroup // nil where no cgroup could be created
 
 	stdinW    *os.File
 	stdinM    sync.Mutex // serializes writers
 	stdinOnce sync.Once
+	copier    *stdinCopy  // nil without Command.Stdin
 	pipes     [2]*os.File // stdout and stderr read ends
 
-	mu        sync.Mutex
-	stdout    bytes.Buffer
-	stderr    bytes.Buffer
-	firstErr  error
-	killed    bool
-	interrupt bool
+	mu         sync.Mutex
+	stdout     bytes.Buffer
+	stderr     bytes.Buffer
+	firstErr   error
+	killed     bool
+	killReason KillReason
+	finished   bool // the result is taken: no more kills or errors
 
-	exited  chan struct{} // closed when cmd.Wait returned
-	waitErr error
-	readers sync.WaitGroup
-	writer  sync.WaitGroup
-	done    chan struct{} // closed when the supervisor finished
-	result  Result
-	err     error
+	exited   chan struct{} // closed when cmd.Wait returned
+	waitErr  error
+	readers  sync.WaitGroup
+	progress atomic.Uint64 // reads returned
+	busy     atomic.Int32  // readers between a Read and the next
+	done     chan struct{} // closed when the supervisor finished
+	result   Result
+	err      error
 }
 
 // Start launches c and returns at once. The process is supervised until
 // Wait returns; Wait must be called.
 func Start(ctx context.Context, c Command, sink driver.EventSink) (*Process, error) {
-	cmd := exec.Command(c.Path, c.Args...)
-	cmd.Dir = c.Dir
-	cmd.Env = c.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -153,8 +211,6 @@ func Start(ctx context.Context, c Command, sink driver.EventSink) (*Process, err
 		closeAll(outR, outW, errR, errW)
 		return nil, err
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-
 	names := make([]string, 0, len(c.Env))
 	env := c.Env
 	if env == nil {
@@ -170,13 +226,14 @@ func Start(ctx context.Context, c Command, sink driver.EventSink) (*Process, err
 		closeAll(outR, outW, errR, errW, inR, inW)
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd, cg, err := start(c, inR, outW, errW)
+	if err != nil {
 		closeAll(outR, outW, errR, errW, inR, inW)
 		return nil, fmt.Errorf("process: start %s: %w", c.Path, err)
 	}
 	closeAll(outW, errW, inR) // the child holds its ends now
 
-	p := &Process{cmd: cmd, c: c, sink: sink, stdinW: inW, exited: make(chan struct{}), done: make(chan struct{})}
+	p := &Process{cmd: cmd, c: c, sink: sink, cg: cg, stdinW: inW, exited: make(chan struct{}), done: make(chan struct{})}
 	p.result.PID = cmd.Process.Pid
 	p.pipes = [2]*os.File{outR, errR}
 	if err := sink.Emit(driver.RunEvent{Type: driver.RunEventSpawn, Data: map[string]any{"pid": cmd.Process.Pid, "started_at": time.Now().UTC().Format(time.RFC3339Nano)}}); err != nil {
@@ -192,20 +249,50 @@ func Start(ctx context.Context, c Command, sink driver.EventSink) (*Process, err
 	}()
 	switch {
 	case c.Stdin != nil:
-		p.writer.Add(1)
-		go func() {
-			defer p.writer.Done()
-			_, err := io.Copy(lockedWriter{p}, c.Stdin)
-			p.closeStdin()
-			if err != nil && !errors.Is(err, os.ErrClosed) && !errors.Is(err, syscall.EPIPE) {
-				p.fail(fmt.Errorf("process: write stdin: %w", err))
-			}
-		}()
+		p.copier = &stdinCopy{done: make(chan struct{})}
+		go p.copyStdin(c.Stdin)
 	case !c.KeepStdin:
 		p.closeStdin()
 	}
 	go p.supervise(ctx)
 	return p, nil
+}
+
+// start starts the command in its own process group, inside a new cgroup
+// where one can be created.
+func start(c Command, stdin, stdout, stderr *os.File) (*exec.Cmd, *cgroup, error) {
+	cmd := func() *exec.Cmd {
+		cmd := exec.Command(c.Path, c.Args...)
+		cmd.Dir, cmd.Env = c.Dir, c.Env
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return cmd
+	}
+	cg := newCgroup()
+	if cg == nil {
+		out := cmd()
+		return out, nil, out.Start()
+	}
+	in := cmd()
+	cg.attach(in.SysProcAttr)
+	err := in.Start()
+	cg.started()
+	if err == nil {
+		return in, cg, nil
+	}
+	cg.remove(0)
+	if in.Err != nil { // the lookup failed: no cgroup would help
+		return nil, nil, err
+	}
+	// Did the kernel refuse the cgroup (no clone3, a cgroup that cannot
+	// take processes), or the exec fail? Started without one, the first;
+	// then stop making cgroups.
+	out := cmd()
+	if out.Start() != nil {
+		return nil, nil, err
+	}
+	useCgroups.Store(false)
+	return out, nil, nil
 }
 
 // Run starts c and waits for it.
@@ -218,8 +305,9 @@ func Run(ctx context.Context, c Command, sink driver.EventSink) (Result, error) 
 }
 
 // Stdin returns the process's stdin for protocol writes (Command.KeepStdin).
-// Writes after the process exited, or after CloseStdin, fail with an error
-// wrapping os.ErrClosed. It is safe for concurrent use.
+// Writes after the process exited or was killed, or after CloseStdin, fail
+// with an error wrapping os.ErrClosed, and so does a write blocked on a
+// full pipe at that moment. It is safe for concurrent use.
 func (p *Process) Stdin() io.Writer { return lockedWriter{p} }
 
 // CloseStdin closes stdin; it is idempotent.
@@ -236,7 +324,7 @@ func (p *Process) Signal(sig syscall.Signal) error {
 // Exited is closed when the process has exited.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
-// Wait waits for the process, both readers and the stdin writer, and
+// Wait waits for the process, both readers and the gentle stop, and
 // returns the result. The error is the first launch, I/O, sink or observer
 // error; a non-zero exit is not an error.
 func (p *Process) Wait() (Result, error) {
@@ -256,36 +344,119 @@ func (w lockedWriter) Write(b []byte) (int, error) {
 
 // closeStdin closes stdin once. It does not take stdinM: a writer blocked
 // on a full pipe holds it, and closing the file is what unblocks that
-// writer.
+// writer (the pipe is non-blocking under the runtime poller).
 func (p *Process) closeStdin() {
 	p.stdinOnce.Do(func() { _ = p.stdinW.Close() })
 }
 
+// stdinCopy is the state of the Command.Stdin copy.
+type stdinCopy struct {
+	mu        sync.Mutex
+	reading   bool // inside Stdin.Read
+	abandoned bool // the supervisor stopped waiting for it
+	done      chan struct{}
+}
+
+// copyStdin copies Command.Stdin to stdin, then closes stdin.
+func (p *Process) copyStdin(src io.Reader) {
+	c := p.copier
+	defer close(c.done)
+	defer p.closeStdin()
+	buf := make([]byte, 32<<10)
+	for {
+		c.mu.Lock()
+		if c.abandoned {
+			c.mu.Unlock()
+			return
+		}
+		c.reading = true
+		c.mu.Unlock()
+		n, rerr := src.Read(buf)
+		c.mu.Lock()
+		c.reading = false
+		abandoned := c.abandoned
+		c.mu.Unlock()
+		if abandoned {
+			return
+		}
+		if n > 0 {
+			if _, err := (lockedWriter{p}).Write(buf[:n]); err != nil {
+				if !errors.Is(err, os.ErrClosed) && !errors.Is(err, syscall.EPIPE) {
+					p.fail(fmt.Errorf("process: write stdin: %w", err))
+				}
+				return
+			}
+		}
+		if rerr != nil {
+			if !errors.Is(rerr, io.EOF) {
+				p.fail(fmt.Errorf("process: read Command.Stdin: %w", rerr))
+			}
+			return
+		}
+	}
+}
+
+// stopCopy closes stdin and waits for the Command.Stdin copy unless it is
+// blocked in Read, which it abandons.
+func (p *Process) stopCopy() {
+	p.closeStdin()
+	c := p.copier
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.reading {
+		c.abandoned = true
+	}
+	abandoned := c.abandoned
+	c.mu.Unlock()
+	if !abandoned {
+		<-c.done // its write fails on the closed pipe
+	}
+}
+
 func (p *Process) fail(err error) {
 	p.mu.Lock()
-	first := p.firstErr == nil
+	first := p.firstErr == nil && !p.finished
 	if first {
 		p.firstErr = err
 	}
 	p.mu.Unlock()
 	if first {
-		p.kill()
+		p.kill(KillError)
 	}
 }
 
-func (p *Process) kill() {
+// kill SIGKILLs the group (and the cgroup) and closes stdin, so every
+// blocked stdin write fails.
+func (p *Process) kill(why KillReason) {
 	p.mu.Lock()
-	p.killed = true
+	if p.finished {
+		p.mu.Unlock()
+		return
+	}
+	select {
+	case <-p.exited:
+	default:
+		if !p.killed {
+			p.killed, p.killReason = true, why
+		}
+	}
 	p.mu.Unlock()
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	if p.cg != nil {
+		p.cg.kill()
+	}
+	p.closeStdin()
 }
 
 func (p *Process) read(f *os.File, stream string, raw *bytes.Buffer, observe func([]byte) error) {
 	defer p.readers.Done()
-	defer f.Close()
 	buf := make([]byte, ReadSize)
 	for {
 		n, err := f.Read(buf)
+		p.progress.Add(1)
+		p.busy.Add(1)
 		if n > 0 {
 			chunk := buf[:n]
 			p.mu.Lock()
@@ -301,6 +472,7 @@ func (p *Process) read(f *os.File, stream string, raw *bytes.Buffer, observe fun
 				}
 			}
 		}
+		p.busy.Add(-1)
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
 				p.fail(fmt.Errorf("process: read %s: %w", stream, err))
@@ -321,6 +493,7 @@ func (p *Process) alive() bool {
 func (p *Process) supervise(ctx context.Context) {
 	defer close(p.done)
 	var graceC <-chan time.Time
+	var intrC chan error // the gentle stop's outcome, while it runs
 	ctxDone := ctx.Done()
 	for waiting := true; waiting; {
 		select {
@@ -333,53 +506,96 @@ func (p *Process) supervise(ctx context.Context) {
 			} else {
 				p.result.Cancelled = true
 			}
-			p.mu.Lock()
-			p.interrupt = true
-			p.mu.Unlock()
-			var err error
-			if p.c.Interrupt != nil {
-				err = p.c.Interrupt(p)
-			} else {
-				err = p.Signal(syscall.SIGINT)
-			}
+			p.result.Interrupted = true
 			grace := p.c.Grace
 			if grace <= 0 {
 				grace = DefaultGrace
 			}
-			if err != nil { // the gentle stop failed: no point waiting
-				grace = 0
-			}
-			t := time.NewTimer(grace)
+			t := time.NewTimer(grace) // from now, whatever Interrupt does
 			defer t.Stop()
 			graceC = t.C
+			if !p.c.KeepStdin {
+				p.stopCopy()
+			}
+			intrC = make(chan error, 1)
+			go func() { intrC <- p.interrupt() }()
+		case err := <-intrC:
+			intrC = nil
+			if err != nil { // the gentle stop failed: no point waiting
+				p.result.InterruptError = err
+				graceC = nil
+				p.kill(KillInterruptFailed)
+			}
 		case <-graceC:
 			graceC = nil
-			p.kill()
+			p.kill(KillGrace)
 		}
 	}
-	// The leader is gone; anything left in its group goes too, so pipes it
-	// inherited reach EOF.
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	p.closeStdin()
-	p.writer.Wait()
+	// The leader is gone; anything left of the run goes too, so pipes it
+	// inherited reach EOF and stdin writers return.
+	// With a cgroup it alone says whether anything was left: a group
+	// whose members were killed and not yet reaped (zombies) still takes a
+	// signal.
+	left := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) == nil
+	if p.cg != nil {
+		left = p.cg.kill()
+	}
+	p.stopCopy()
+	deadline := time.NewTimer(DrainTimeout)
+	defer deadline.Stop()
+	if intrC != nil {
+		select {
+		case err := <-intrC:
+			if err != nil {
+				p.result.InterruptError = err
+			}
+		case <-deadline.C:
+			p.fail(errors.New("process: Command.Interrupt did not return after the process exited"))
+			deadline.Reset(DrainTimeout)
+		}
+	}
 	drained := make(chan struct{})
 	go func() { p.readers.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(DrainTimeout):
-		// A process outside the group holds a pipe: stop reading. Closing
-		// our read ends makes the blocked reads return.
-		p.fail(errors.New("process: output pipes still open after the process exited; stopped reading"))
-		closeAll(p.pipes[0], p.pipes[1])
-		<-drained
+	tick := time.NewTicker(max(DrainTimeout/5, time.Millisecond))
+	defer tick.Stop()
+	idleSince, seen := time.Now(), p.progress.Load()
+	for draining := true; draining; {
+		select {
+		case <-drained:
+			draining = false
+		case now := <-tick.C:
+			if n := p.progress.Load(); n != seen || p.busy.Load() > 0 {
+				seen, idleSince = n, now // still reading, or still observing
+				continue
+			}
+			// Without a cgroup a descendant that left the group can still
+			// hold a pipe: find it by the pipe and kill it.
+			if p.cg == nil && findPipeHolders(p.pipes[0], p.pipes[1]) {
+				left = true
+			}
+			if now.Sub(idleSince) >= DrainTimeout {
+				// Something this package cannot find holds a pipe and
+				// writes nothing: stop reading. Closing our read ends
+				// makes the blocked reads return.
+				p.fail(errors.New("process: output pipes still open after the process exited; stopped reading"))
+				closeAll(p.pipes[0], p.pipes[1])
+				<-drained
+				draining = false
+			}
+		}
+	}
+	closeAll(p.pipes[0], p.pipes[1])
+	if p.cg != nil && p.cg.remove(DrainTimeout) {
+		left = true
 	}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.finished = true
 	p.result.Stdout = bytes.Clone(p.stdout.Bytes())
 	p.result.Stderr = bytes.Clone(p.stderr.Bytes())
-	p.result.Killed = p.killed
-	p.result.Interrupted = p.interrupt
+	p.result.Killed, p.result.KillReason = p.killed, p.killReason
+	p.result.KilledDescendants = left
 	p.result.ExitCode, p.result.Signal = exitStatus(p.cmd.ProcessState)
 	var exitErr *exec.ExitError
 	if p.waitErr != nil && !errors.As(p.waitErr, &exitErr) {
@@ -388,6 +604,14 @@ func (p *Process) supervise(ctx context.Context) {
 	if p.firstErr != nil {
 		p.err = p.firstErr
 	}
+}
+
+// interrupt runs the gentle stop.
+func (p *Process) interrupt() error {
+	if p.c.Interrupt != nil {
+		return p.c.Interrupt(p)
+	}
+	return p.Signal(syscall.SIGINT)
 }
 
 func exitStatus(ps *os.ProcessState) (int, string) {

@@ -63,13 +63,6 @@ func helper(mode string) {
 		c.Stdout = os.Stdout
 		_ = c.Start()
 		fmt.Printf("child %d\n", c.Process.Pid)
-	case "escaped":
-		// A child in a new session (outside the group) keeps stdout open.
-		c := exec.Command("sleep", "60")
-		c.Stdout = os.Stdout
-		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		_ = c.Start()
-		fmt.Printf("child %d\n", c.Process.Pid)
 	case "protocol":
 		sc := bufio.NewScanner(os.Stdin)
 		for sc.Scan() {
@@ -259,6 +252,7 @@ func TestProtocolInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := helperCmd("protocol")
 	c.KeepStdin = true
+	c.Grace = 10 * time.Second // the test is not about time: a loaded machine may be slow
 	var interrupted bool
 	c.Interrupt = func(p *Process) error {
 		interrupted = true
@@ -291,39 +285,18 @@ func TestProtocolInterrupt(t *testing.T) {
 func TestGrandchildInGroupIsKilled(t *testing.T) {
 	checkNoLeak(t)
 	var sink adaptertest.RecordingSink
-	start := time.Now()
 	res, err := Run(context.Background(), helperCmd("grandchild"), &sink)
-	if err != nil {
+	if err != nil { // the drain-timeout error, if the grandchild kept the readers waiting
 		t.Fatal(err)
+	}
+	if !res.KilledDescendants || res.Killed {
+		t.Errorf("result %+v", res)
 	}
 	var pid int
 	fmt.Sscanf(string(res.Stdout), "child %d", &pid)
 	if pid == 0 || alive(pid) {
 		st, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		t.Errorf("grandchild %d survived (stdout %q) stat %s", pid, res.Stdout, st)
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("took %v: the grandchild's pipe kept the readers waiting", d)
-	}
-}
-
-func TestEscapedChildCannotHangWait(t *testing.T) {
-	checkNoLeak(t)
-	old := DrainTimeout
-	DrainTimeout = 200 * time.Millisecond
-	defer func() { DrainTimeout = old }()
-	var sink adaptertest.RecordingSink
-	res, err := Run(context.Background(), helperCmd("escaped"), &sink)
-	var pid int
-	fmt.Sscanf(string(res.Stdout), "child %d", &pid)
-	if pid != 0 {
-		defer syscall.Kill(pid, syscall.SIGKILL)
-	}
-	if err == nil || !strings.Contains(err.Error(), "pipes still open") {
-		t.Errorf("err = %v, want the drain-timeout error", err)
-	}
-	if !strings.HasPrefix(string(res.Stdout), "child ") {
-		t.Errorf("stdout %q", res.Stdout)
 	}
 }
 
