@@ -68,7 +68,10 @@
 //
 // Frame.Data and Frame.Raw point into the decoder's buffers: they are valid
 // until the next call to Reader.Next, or until a Decoder's emit function
-// returns. Frame.Clone makes an owned copy. Frame.Event and Frame.ID are
+// returns. Frame.Clone makes an owned copy. At the end of a stream (Next
+// returning io.EOF, Decoder.Close) the buffers go to a package-level pool
+// for the next Reader or Decoder, unless it is reused through Reset, so a
+// slice kept past its validity may show another stream's bytes. Frame.Event and Frame.ID are
 // ordinary strings; known event names are reused, so steady-state decoding
 // allocates nothing per event.
 //

@@ -4,17 +4,40 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+	"sync"
 	"time"
 )
 
+// defaultBufferSize is the initial size of a decoder's input buffer.
+const defaultBufferSize = 64 << 10
+
 // bufferSize is the initial size of a decoder's input buffer. It grows by
 // doubling while one block needs more room, up to about twice
-// MaxEventSize. Tests shrink it to cross buffer boundaries often.
-var bufferSize = 64 << 10
+// MaxEventSize. Tests shrink it to cross buffer boundaries often, which
+// also keeps the buffer pool out of their way.
+var bufferSize = defaultBufferSize
 
-// maxInterned bounds the number of distinct event names kept to avoid an
-// allocation per event.
-var maxInterned = 256
+// nameSlots is how many distinct event names a decoder keeps to avoid an
+// allocation per event: the providers use fewer than ten.
+const nameSlots = 16
+
+// lfBatch is how many line feeds one scan records ahead (see scanLFs).
+const lfBatch = 32
+
+// trackWork enables the work counter of the linear-work tests; the tests
+// set it, so that production decoding does no bookkeeping for them.
+var trackWork = false
+
+// buffers is what a decoder lends to bufPool when its stream ends, so that
+// the next NewReader or NewDecoder starts with grown buffers and known
+// event names instead of fresh memory. The holder itself is reused too, so
+// that pooling allocates nothing.
+type buffers struct {
+	buf, dbuf []byte
+	names     [nameSlots]string
+}
+
+var bufPool sync.Pool // of *buffers
 
 // status is what one step of the machine produced.
 type status uint8
@@ -46,11 +69,15 @@ func (f *finder) find(buf []byte, start, end int, c byte, work *int64) int {
 	}
 	i := bytes.IndexByte(buf[from:end], c)
 	if i < 0 {
-		*work += int64(end - from)
+		if trackWork {
+			*work += int64(end - from)
+		}
 		f.at, f.from = -1, end
 		return -1
 	}
-	*work += int64(i + 1)
+	if trackWork {
+		*work += int64(i + 1)
+	}
 	f.at = from + i
 	return f.at
 }
@@ -81,9 +108,19 @@ type machine struct {
 	line int   // line number of the line starting at ls
 
 	blockLine int // line number at pos
-	lf, cr    finder
+	cr        finder
 	started   bool // BOM check done
 	done      bool // io.EOF reported
+
+	// Line feeds found ahead: lfs[ilf:nlf] are all the LFs in
+	// buf[ls:lfFrom], in order (entries below ls are stale and skipped);
+	// buf[lfFrom:w] has not been searched. clean says that no CR in
+	// buf[ls:lfs[nlf-1]] is a lone one, so that each of those lines ends
+	// at its LF, with a CRLF when the byte before it is a CR.
+	lfs      [lfBatch]int
+	ilf, nlf int
+	lfFrom   int
+	clean    bool
 
 	// Current block.
 	ndata        int
@@ -103,27 +140,25 @@ type machine struct {
 	lastID         string
 	streamRetry    time.Duration
 	hasStreamRetry bool
-	names          map[string]string
-	lastName       string
+	names          [nameSlots]string // recent event names, most recent first
+	keep           bool              // Reset was called: the buffers stay with the machine
+	hold           *buffers          // the pool holder the buffers came in, reused to return them
 
 	// Output of step.
 	out    Frame
 	outErr error
 	queued bool // out holds a frame to return before anything else
 
-	work int64 // bytes examined or copied, for the linear-work tests
+	work int64 // bytes examined or copied, counted only when trackWork is set
 }
 
 // reset prepares the machine for a new stream with options o, keeping its
-// buffers and interned names.
+// buffers and known event names. A machine that has been reset keeps its
+// buffers at the end of its streams too: its owner reuses it.
 func (m *machine) reset(o Options) {
-	buf, dbuf, names := m.buf, m.dbuf[:0], m.names
-	*m = machine{}
+	buf, dbuf, names, hold := m.buf, m.dbuf[:0], m.names, m.hold
+	*m = machine{buf: buf, dbuf: dbuf, names: names, hold: hold, keep: true}
 	m.init(o)
-	if len(buf) >= len(m.buf) {
-		m.buf = buf
-	}
-	m.dbuf, m.names = dbuf, names
 }
 
 func (m *machine) init(o Options) {
@@ -133,15 +168,52 @@ func (m *machine) init(o Options) {
 	}
 	m.spans = o.Spans
 	m.discardIncomplete = o.DiscardIncomplete
-	n := bufferSize
-	if n < 4 {
-		n = 4
-	}
-	if len(m.buf) < n {
-		m.buf = make([]byte, n)
-	}
 	m.line, m.blockLine = 1, 1
-	m.lf.at, m.cr.at = -1, -1
+	m.cr.at = -1
+	if m.buf == nil {
+		m.acquire()
+	}
+}
+
+// acquire gives the machine its buffers: grown ones from bufPool when their
+// size keeps within the memory bound of the machine's limit, otherwise a
+// new input buffer.
+func (m *machine) acquire() {
+	if bufferSize == defaultBufferSize {
+		if b, _ := bufPool.Get().(*buffers); b != nil {
+			if lim := m.bufLimit(); len(b.buf) <= lim && cap(b.dbuf) <= lim {
+				m.buf, m.dbuf, m.names, m.hold = b.buf, b.dbuf[:0], b.names, b
+				b.buf, b.dbuf = nil, nil
+				return
+			}
+			bufPool.Put(b) // for a decoder with a larger limit
+		}
+	}
+	m.buf = make([]byte, max(bufferSize, 4))
+}
+
+// release lends the buffers to bufPool at the end of the stream, unless the
+// machine is reused through Reset. The caller guarantees that no frame
+// handed out still borrows them and that the machine touches them no more:
+// a Reader after it returned io.EOF, a Decoder after Close.
+func (m *machine) release() {
+	if m.keep || m.buf == nil || bufferSize != defaultBufferSize {
+		return
+	}
+	b := m.hold
+	if b == nil {
+		b = new(buffers)
+	}
+	b.buf, b.dbuf, b.names = m.buf, m.dbuf[:0], m.names
+	m.buf, m.dbuf, m.hold = nil, nil, nil
+	m.w, m.pos, m.ls = 0, 0, 0
+	bufPool.Put(b)
+}
+
+// bufLimit is the most either buffer may hold: twice the limit and two
+// initial buffers (see the package doc's memory bound).
+func (m *machine) bufLimit() int {
+	return 2*m.maxEvent + 2*bufferSize
 }
 
 // makeRoom prepares buf[w:] to receive at least one byte, preferably many.
@@ -155,7 +227,7 @@ func (m *machine) makeRoom() {
 		// Past the middle with little pending: compacting now is cheap,
 		// and the next block, however large, starts at the front instead
 		// of being moved when the buffer fills up.
-		m.work += int64(pending)
+		m.count(pending)
 		copy(m.buf, m.buf[m.pos:m.w])
 		m.shift(m.pos)
 	}
@@ -164,7 +236,7 @@ func (m *machine) makeRoom() {
 		return
 	}
 	if m.pos > 0 && pending <= len(m.buf)/2 {
-		m.work += int64(pending)
+		m.count(pending)
 		copy(m.buf, m.buf[m.pos:m.w])
 		m.shift(m.pos)
 		return
@@ -172,9 +244,9 @@ func (m *machine) makeRoom() {
 	// Pending is at most MaxEventSize+1 bytes here (step reports a larger
 	// block before asking for input), so capping the growth keeps the
 	// buffer within about twice the limit.
-	n := max(min(2*len(m.buf), 2*m.maxEvent+2*bufferSize), pending+bufferSize)
+	n := max(min(2*len(m.buf), m.bufLimit()), pending+bufferSize)
 	nb := make([]byte, n)
-	m.work += int64(pending)
+	m.count(pending)
 	copy(nb, m.buf[m.pos:m.w])
 	old := m.buf
 	m.buf = nb
@@ -183,7 +255,7 @@ func (m *machine) makeRoom() {
 	// larger: large multi-line events then need no separate growth of
 	// their data buffer (fresh memory is what large events cost most).
 	if cap(old) > cap(m.dbuf) {
-		m.work += int64(len(m.dbuf))
+		m.count(len(m.dbuf))
 		m.dbuf = append(old[:0], m.dbuf...)
 	}
 }
@@ -203,42 +275,71 @@ func (m *machine) shift(n int) {
 	m.ev1 -= n
 	m.id0 -= n
 	m.id1 -= n
-	m.lf.shift(n)
 	m.cr.shift(n)
+	for i := m.ilf; i < m.nlf; i++ {
+		m.lfs[i] -= n
+	}
+	m.lfFrom = max(m.lfFrom-n, 0)
+}
+
+// count adds n bytes examined or copied to the work counter of the tests.
+func (m *machine) count(n int) {
+	if trackWork {
+		m.work += int64(n)
+	}
 }
 
 // lineEnd finds the end of the line starting at m.ls: the index of its
 // terminator and the terminator's length. ok is false when more input is
 // needed to tell.
+//
+// Lines are found with one search per line: scanLFs records the next line
+// feeds, and a CR before an LF makes a CRLF. Only where the input has a CR
+// that is not followed by an LF (a stream that ends lines with a lone CR)
+// does each line need the search for the CR too.
 func (m *machine) lineEnd(atEOF bool) (end, n int, ok bool) {
+	ls := m.ls
 	// Fast path for the blank line that ends most events: no search.
-	if m.ls < m.w {
-		switch m.buf[m.ls] {
+	if ls < m.w {
+		switch m.buf[ls] {
 		case '\n':
-			return m.ls, 1, true
+			return ls, 1, true
 		case '\r':
-			if m.ls+1 < m.w {
-				if m.buf[m.ls+1] == '\n' {
-					return m.ls, 2, true
+			if ls+1 < m.w {
+				if m.buf[ls+1] == '\n' {
+					return ls, 2, true
 				}
-				return m.ls, 1, true
+				return ls, 1, true
 			}
 			if atEOF {
-				return m.ls, 1, true
+				return ls, 1, true
 			}
 			return 0, 0, false
 		}
 	}
-	lfi := m.lf.at
-	if lfi < m.ls {
-		lfi = m.lf.find(m.buf, m.ls, m.w, '\n', &m.work)
+	for m.ilf < m.nlf && m.lfs[m.ilf] < ls {
+		m.ilf++
+	}
+	if m.ilf == m.nlf {
+		m.scanLFs()
+	}
+	lfi := -1
+	if m.ilf < m.nlf {
+		lfi = m.lfs[m.ilf]
+		if m.clean {
+			m.ilf++
+			if lfi > ls && m.buf[lfi-1] == '\r' {
+				return lfi - 1, 2, true
+			}
+			return lfi, 1, true
+		}
 	}
 	cri := m.cr.at
-	if cri < m.ls {
+	if cri < ls {
 		if m.cr.at < 0 && m.cr.from >= m.w {
-			cri = -1 // no CR in buf[m.ls:m.w] (see finder)
+			cri = -1 // no CR in buf[ls:m.w] (see finder)
 		} else {
-			cri = m.cr.find(m.buf, m.ls, m.w, '\r', &m.work)
+			cri = m.cr.find(m.buf, ls, m.w, '\r', &m.work)
 		}
 	}
 	if cri >= 0 && (lfi < 0 || cri < lfi) {
@@ -260,6 +361,71 @@ func (m *machine) lineEnd(atEOF bool) (end, n int, ok bool) {
 		return lfi, 1, true
 	}
 	return 0, 0, false
+}
+
+// scanLFs records up to lfBatch line feeds after m.ls and decides whether
+// the lines they end are clean: every CR among them is followed by an LF.
+// That costs one count of the CRs over the lines (or nothing, when the CR
+// finder already knows there is no CR there) instead of one search per
+// line. Every byte is searched once.
+func (m *machine) scanLFs() {
+	buf := m.buf[:m.w]
+	p := max(m.ls, m.lfFrom)
+	n, crlf := 0, 0
+	start := m.ls // start of the line the next LF ends, if no CR is lone
+	for n < lfBatch {
+		i := bytes.IndexByte(buf[p:], '\n')
+		if i < 0 {
+			m.count(len(buf) - p)
+			p = len(buf)
+			break
+		}
+		m.count(i + 1)
+		lf := p + i
+		if lf > start && buf[lf-1] == '\r' {
+			crlf++
+		}
+		m.lfs[n] = lf
+		n++
+		p = lf + 1
+		// The blank lines that follow (the end of an event) need no
+		// search.
+		for n < lfBatch && p < len(buf) {
+			if buf[p] == '\n' {
+				m.lfs[n] = p
+				n++
+				p++
+			} else if buf[p] == '\r' && p+1 < len(buf) && buf[p+1] == '\n' {
+				m.lfs[n] = p + 1
+				n++
+				crlf++
+				p += 2
+			} else {
+				break
+			}
+		}
+		start = p
+	}
+	m.ilf, m.nlf = 0, n
+	m.lfFrom = p
+	if m.nlf == 0 {
+		return
+	}
+	last := m.lfs[m.nlf-1]
+	c := m.cr.at
+	if c < m.ls {
+		if m.cr.at < 0 && m.cr.from >= last {
+			c = -1
+		} else {
+			c = m.cr.find(m.buf, m.ls, m.w, '\r', &m.work)
+		}
+	}
+	if c < 0 || c > last {
+		m.clean = crlf == 0 // always true: a CRLF has a CR
+		return
+	}
+	m.count(last - c)
+	m.clean = bytes.Count(m.buf[c:last], []byte{'\r'}) == crlf
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
@@ -296,9 +462,19 @@ func (m *machine) step(atEOF bool) status {
 		}
 	}
 	for {
-		end, n, ok := m.lineEnd(atEOF)
-		if !ok {
-			break
+		var end, n int
+		if lf := m.ilf; lf < m.nlf && m.clean && m.lfs[lf] >= m.ls {
+			// The next line feed ends this line (see scanLFs).
+			end, n = m.lfs[lf], 1
+			m.ilf++
+			if end > m.ls && m.buf[end-1] == '\r' {
+				end, n = end-1, 2
+			}
+		} else {
+			var ok bool
+			if end, n, ok = m.lineEnd(atEOF); !ok {
+				break
+			}
 		}
 		if end == m.ls {
 			// WHATWG: an empty line dispatches the event.
@@ -507,7 +683,7 @@ func (m *machine) skip(atEOF bool) status {
 
 // fieldLine interprets one non-empty line of the current block.
 func (m *machine) fieldLine(line []byte) {
-	m.work += int64(len(line))
+	m.count(len(line))
 	if line[0] == ':' {
 		// WHATWG: a line starting with a colon is a comment; ignore it.
 		m.comments = true
@@ -515,15 +691,28 @@ func (m *machine) fieldLine(line []byte) {
 	}
 	m.fields = true
 	base := m.ls
-	var name, value []byte
+	// The two fields of nearly every line first, without the search for
+	// the colon.
+	if len(line) >= 5 && string(line[:5]) == "data:" {
+		v := 5
+		if v < len(line) && line[v] == ' ' {
+			v++
+		}
+		m.data(base+v, base+len(line))
+		return
+	}
+	if len(line) >= 6 && string(line[:6]) == "event:" {
+		v := 6
+		if v < len(line) && line[v] == ' ' {
+			v++
+		}
+		m.hasEvent = true
+		m.ev0, m.ev1 = base+v, base+len(line)
+		return
+	}
+	var name []byte
 	var v int
-	if len(line) > 5 && string(line[:5]) == "data:" {
-		name = line[:4]
-		v = 5
-	} else if len(line) > 6 && string(line[:6]) == "event:" {
-		name = line[:5]
-		v = 6
-	} else if c := bytes.IndexByte(line, ':'); c >= 0 {
+	if c := bytes.IndexByte(line, ':'); c >= 0 {
 		name = line[:c]
 		v = c + 1
 	} else {
@@ -534,24 +723,10 @@ func (m *machine) fieldLine(line []byte) {
 	if v < len(line) && line[v] == ' ' {
 		v++
 	}
-	value = line[v:]
+	value := line[v:]
 	switch string(name) {
 	case "data":
-		// WHATWG: append the value and a LF to the data buffer; the final LF
-		// is removed at dispatch. We join with LF instead.
-		switch m.ndata {
-		case 0:
-			m.d0, m.d1 = base+v, base+len(line)
-		case 1:
-			m.work += int64(m.d1 - m.d0)
-			m.dbuf = append(m.growData(m.d1-m.d0+1+len(value)), m.buf[m.d0:m.d1]...)
-			fallthrough
-		default:
-			m.work += int64(len(value))
-			m.dbuf = append(m.growData(1+len(value)), '\n')
-			m.dbuf = append(m.dbuf, value...)
-		}
-		m.ndata++
+		m.data(base+v, base+len(line))
 	case "event":
 		m.hasEvent = true
 		m.ev0, m.ev1 = base+v, base+len(line)
@@ -561,7 +736,7 @@ func (m *machine) fieldLine(line []byte) {
 		//
 		// The value is applied when the block ends, so that the fields of
 		// an oversized block have no effect whatever the read sizes.
-		m.work += int64(len(value))
+		m.count(len(value))
 		if bytes.IndexByte(value, 0) < 0 {
 			m.hasID, m.id0, m.id1 = true, base+v, base+len(line)
 		}
@@ -575,6 +750,27 @@ func (m *machine) fieldLine(line []byte) {
 	// WHATWG: any other field is ignored.
 }
 
+// data appends the value buf[v0:v1] of a "data" field to the event's data.
+//
+// WHATWG: append the value and a LF to the data buffer; the final LF is
+// removed at dispatch. We join with LF instead. A single data line, the
+// common case, is not copied: Data points into the input buffer.
+func (m *machine) data(v0, v1 int) {
+	switch m.ndata {
+	case 0:
+		m.d0, m.d1 = v0, v1
+	case 1:
+		m.count(m.d1 - m.d0)
+		m.dbuf = append(m.growData(m.d1-m.d0+1+v1-v0), m.buf[m.d0:m.d1]...)
+		fallthrough
+	default:
+		m.count(v1 - v0)
+		m.dbuf = append(m.growData(1+v1-v0), '\n')
+		m.dbuf = append(m.dbuf, m.buf[v0:v1]...)
+	}
+	m.ndata++
+}
+
 // growData makes room for n more bytes in m.dbuf, doubling its capacity:
 // append grows large slices by only 1.25x, which copies a multi-megabyte
 // event about four times over.
@@ -585,7 +781,7 @@ func (m *machine) growData(n int) []byte {
 	// The joined data is never longer than the buffered block, so the
 	// buffer's size caps the doubling.
 	nb := make([]byte, len(m.dbuf), max(min(2*cap(m.dbuf), len(m.buf)), len(m.dbuf)+n, 512))
-	m.work += int64(copy(nb, m.dbuf))
+	m.count(copy(nb, m.dbuf))
 	m.dbuf = nb
 	return nb
 }
@@ -611,24 +807,23 @@ func parseRetry(b []byte) (time.Duration, bool) {
 	return time.Duration(ms) * time.Millisecond, true
 }
 
-// intern returns b as a string, reusing earlier strings so that a stream of
-// known event names allocates nothing per event.
+// intern returns b as a string, reusing the recent event names so that a
+// stream of known names allocates nothing per event. The names are kept
+// most recent first; a new name pushes out the least recent one.
 func (m *machine) intern(b []byte) string {
-	if string(b) == m.lastName {
-		return m.lastName
+	if string(b) == m.names[0] {
+		return m.names[0]
 	}
-	if s, ok := m.names[string(b)]; ok {
-		m.lastName = s
-		return s
+	for i := 1; i < len(m.names); i++ {
+		if s := m.names[i]; string(b) == s {
+			copy(m.names[1:i+1], m.names[:i])
+			m.names[0] = s
+			return s
+		}
 	}
 	s := string(b)
-	if m.names == nil {
-		m.names = make(map[string]string)
-	}
-	if len(m.names) < maxInterned {
-		m.names[s] = s
-	}
-	m.lastName = s
+	copy(m.names[1:], m.names[:len(m.names)-1])
+	m.names[0] = s
 	return s
 }
 

@@ -23,6 +23,11 @@ type Reader struct {
 }
 
 // NewReader returns a Reader that decodes r according to opts.
+//
+// When Next returns io.EOF, the Reader lends its buffers to a pool that
+// NewReader and NewDecoder take from, so that reading many streams one
+// after the other does not allocate and grow fresh buffers for each. A
+// Reader reused through Reset keeps its own buffers instead.
 func NewReader(r io.Reader, opts Options) *Reader {
 	rd := &Reader{src: r, tee: opts.Tee}
 	rd.m.init(opts)
@@ -31,7 +36,8 @@ func NewReader(r io.Reader, opts Options) *Reader {
 
 // Reset makes r read a new stream from src with opts, as NewReader would,
 // but keeping the buffers r has grown, so that reading many streams does not
-// allocate. It does not close the previous source.
+// allocate. From then on r keeps its buffers at the end of its streams too.
+// It does not close the previous source.
 func (r *Reader) Reset(src io.Reader, opts Options) {
 	*r = Reader{m: r.m, src: src, tee: opts.Tee}
 	r.m.reset(opts)
@@ -39,7 +45,7 @@ func (r *Reader) Reset(src io.Reader, opts Options) {
 
 // Next returns the next frame: a dispatched event, or with Options.Spans
 // any accounted span. Data and Raw of the returned frame are valid until the
-// next call to Next.
+// next call to Next; after it they may hold the bytes of another stream.
 //
 // At the end of input Next first returns the unterminated final event, if
 // any, with Incomplete set (or, under Options.DiscardIncomplete, an *Error
@@ -60,6 +66,9 @@ func (r *Reader) Next() (Frame, error) {
 		case stError:
 			return Frame{}, r.m.outErr
 		case stEOF:
+			// The frame before is no longer valid: the buffers may go
+			// back to the pool.
+			r.m.release()
 			return Frame{}, io.EOF
 		}
 		if r.err != nil {
@@ -174,7 +183,8 @@ type Decoder struct {
 // Frame). The frame's Data and Raw are valid only until emit returns. If
 // emit returns an error, decoding stops and Write or Close returns that
 // error, now and on every later call. A nil emit discards everything (the
-// Tee still sees the input).
+// Tee still sees the input). Close lends the Decoder's buffers to the pool
+// described at NewReader, unless the Decoder was reused through Reset.
 func NewDecoder(opts Options, emit func(Frame, error) error) *Decoder {
 	d := &Decoder{tee: opts.Tee, emit: emit}
 	d.m.init(opts)
@@ -209,7 +219,7 @@ func (d *Decoder) Write(p []byte) (int, error) {
 	for n < len(p) {
 		m.makeRoom()
 		c := copy(m.buf[m.w:], p[n:])
-		m.work += int64(c)
+		m.count(c)
 		m.w += c
 		n += c
 		if err := d.run(false); err != nil {
@@ -230,7 +240,9 @@ func (d *Decoder) Close() error {
 		return nil
 	}
 	d.closed = true
-	return d.run(true)
+	err := d.run(true)
+	d.m.release()
+	return err
 }
 
 func (d *Decoder) run(atEOF bool) error {
