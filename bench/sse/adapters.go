@@ -1,6 +1,7 @@
 package ssebench
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -165,6 +166,24 @@ var Adapters = []Adapter{
 			err = nil
 		}
 		return res, err
+	}},
+	{"ceiling-ReadSlice", func(r io.Reader) (Result, error) {
+		// The streaming ceiling: bufio.Reader.ReadSlice for every LF with
+		// a 64 KiB buffer (sse.Reader's initial size), so that the reads,
+		// the buffer refills and one scan of every byte are counted, and
+		// nothing else.
+		var res Result
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, err := br.ReadSlice('\n')
+			res.DataBytes += len(line)
+			if err == io.EOF {
+				return res, nil
+			}
+			if err != nil && err != bufio.ErrBufferFull {
+				return res, err
+			}
+		}
 	}},
 	{"baseline-IndexByte", func(r io.Reader) (Result, error) {
 		// The physical limit: find every LF in 64 KiB-buffered reads.
