@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/agentwire/agentwire/driver"
-	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/jsonrpc"
 	"github.com/agentwire/agentwire/ndjson"
 	"github.com/agentwire/agentwire/parsers/appserver"
@@ -16,7 +15,7 @@ import (
 )
 
 // Outcome is the process outcome given to a parser's Finish.
-type Outcome = emit.Outcome
+type Outcome = driver.Outcome
 
 // Input is what a Parser parses: the case (for its options and the runs
 // it resumes), stdout and stdin as readers that may deliver the bytes in
@@ -256,7 +255,7 @@ func parseAppServer(in Input, sink *Sink) Parsed {
 		// requests (appserver.ParseSession does the same).
 		r := jsonrpc.NewReader(in.Stdin, jsonrpc.Options{})
 		for f, err := range r.All() {
-			if err != nil && !jsonrpc.IsMessageError(err) {
+			if err != nil && !jsonrpc.IsRecoverable(err) {
 				out.Err = errors.Join(out.Err, err)
 				break
 			}
@@ -272,7 +271,7 @@ func parseAppServer(in Input, sink *Sink) Parsed {
 		if err == io.EOF {
 			break
 		}
-		if err != nil && !jsonrpc.IsMessageError(err) {
+		if err != nil && !jsonrpc.IsRecoverable(err) {
 			out.Err = errors.Join(out.Err, err)
 			break
 		}

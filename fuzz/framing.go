@@ -236,7 +236,7 @@ func JSONRPCFrames(src io.Reader, data []byte) ([]string, error) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil && !jsonrpc.IsMessageError(err) {
+		if err != nil && !jsonrpc.IsRecoverable(err) {
 			return nil, fmt.Errorf("jsonrpc: fatal error on an in-memory stream: %v", err)
 		}
 		if errors.Is(err, jsonrpc.ErrLineTooLong) {

@@ -119,7 +119,7 @@ func TestHostileGiantLine(t *testing.T) {
 		base := heapBase()
 		g := &gen{head: []byte(`{"jsonrpc":"2.0","method":"`), body: []byte("mmmmmmmmmmmmmmmm"), n: n, tail: []byte("\"}\n")}
 		r := jsonrpc.NewReader(g, jsonrpc.Options{MaxLineSize: limit})
-		if _, err := r.Next(); !errors.Is(err, jsonrpc.ErrLineTooLong) || !jsonrpc.IsMessageError(err) {
+		if _, err := r.Next(); !errors.Is(err, jsonrpc.ErrLineTooLong) || !jsonrpc.IsRecoverable(err) {
 			t.Fatalf("first Next: %v, want a non-fatal ErrLineTooLong", err)
 		}
 		if _, err := r.Next(); err != io.EOF {

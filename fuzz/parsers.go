@@ -14,7 +14,7 @@ import (
 )
 
 // Outcome is the process outcome of a parser run.
-type Outcome = codex.Outcome
+type Outcome = driver.Outcome
 
 // outcomes are the process outcomes a parser target selects from its
 // input's hash; half of them are clean, where checkpoint safety matters.

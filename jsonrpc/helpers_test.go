@@ -66,7 +66,7 @@ func readAll(in []byte, sizes []int, opts Options) ([]item, string, error) {
 	r := NewReader(&chunkReader{data: in, sizes: sizes}, opts)
 	var out []item
 	for f, err := range r.All() {
-		if err != nil && !IsMessageError(err) {
+		if err != nil && !IsRecoverable(err) {
 			return out, string(tee), err
 		}
 		out = append(out, itemOf(f, err))

@@ -220,6 +220,10 @@ func (f Frame) IsMessage() bool { return f.Class >= Request && f.Class <= ErrorR
 // MethodString returns Method as a string (one allocation).
 func (f Frame) MethodString() string { return string(f.Method) }
 
+// Pos returns Offset and Line: where the frame's line starts. A zero Frame
+// (the one that comes with a line-too-long error) has line 0.
+func (f Frame) Pos() (offset int64, line int) { return f.Offset, f.Line }
+
 // Clone returns a copy of f whose slices are owned by the caller.
 func (f Frame) Clone() Frame {
 	if f.Raw == nil {
@@ -440,6 +444,9 @@ func (e *MessageError) Error() string {
 
 // Unwrap returns e.Err.
 func (e *MessageError) Unwrap() error { return e.Err }
+
+// Pos returns Offset and Line.
+func (e *MessageError) Pos() (offset int64, line int) { return e.Offset, e.Line }
 
 // excerptSize bounds the input quoted in error messages.
 var excerptSize = 40

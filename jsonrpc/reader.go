@@ -63,8 +63,11 @@ func lineError(err error) error {
 	return err
 }
 
-// IsMessageError reports whether err is a per-line, non-fatal problem.
-func IsMessageError(err error) bool {
+// IsRecoverable reports whether err, returned by Next or passed to a
+// Decoder's emit function, leaves the stream readable: it is true for a
+// *MessageError (a per-line problem) and false for everything else (a read
+// or Tee error).
+func IsRecoverable(err error) bool {
 	var me *MessageError
 	return errors.As(err, &me)
 }
@@ -82,7 +85,7 @@ func (r *Reader) All() iter.Seq2[Frame, error] {
 			if !yield(f, err) {
 				return
 			}
-			if err != nil && !IsMessageError(err) {
+			if err != nil && !IsRecoverable(err) {
 				return
 			}
 		}

@@ -99,7 +99,7 @@ func TestLineTooLong(t *testing.T) {
 	r := NewReader(strings.NewReader(in), Options{MaxLineSize: 50})
 	r.Next()
 	_, err = r.Next()
-	if !errors.Is(err, ErrLineTooLong) || !IsMessageError(err) {
+	if !errors.Is(err, ErrLineTooLong) || !IsRecoverable(err) {
 		t.Fatalf("err %v", err)
 	}
 }

@@ -72,7 +72,7 @@ func readAll(t tb, data []byte, opts Options, sizes []int) []item {
 			return out
 		}
 		out = append(out, itemOf(f, err))
-		if err != nil && !isLineError(err) {
+		if err != nil && !IsRecoverable(err) {
 			return out
 		}
 		if len(out) > len(data)+10 {

@@ -153,6 +153,10 @@ type Frame struct {
 	Unterminated bool
 }
 
+// Pos returns Offset and Line: where the frame starts. A zero Frame (the
+// one that comes with an error) has line 0.
+func (f Frame) Pos() (offset int64, line int) { return f.Offset, f.Line }
+
 // Clone returns a copy of f whose Data and Raw are owned by the caller
 // (one allocation).
 func (f Frame) Clone() Frame {
@@ -227,3 +231,14 @@ func (e *LineError) Error() string {
 
 // Unwrap returns e.Err.
 func (e *LineError) Unwrap() error { return e.Err }
+
+// Pos returns Offset and Line.
+func (e *LineError) Pos() (offset int64, line int) { return e.Offset, e.Line }
+
+// IsRecoverable reports whether err, returned by Next or passed to a
+// Decoder's emit function, leaves the stream readable: it is true for a
+// *LineError and false for everything else (a read or Tee error).
+func IsRecoverable(err error) bool {
+	var le *LineError
+	return errors.As(err, &le)
+}

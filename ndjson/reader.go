@@ -132,14 +132,9 @@ func (r *Reader) All() iter.Seq2[Frame, error] {
 			if !yield(f, err) {
 				return
 			}
-			if err != nil && !isLineError(err) {
+			if err != nil && !IsRecoverable(err) {
 				return
 			}
 		}
 	}
-}
-
-func isLineError(err error) bool {
-	_, ok := err.(*LineError)
-	return ok
 }

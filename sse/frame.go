@@ -132,6 +132,10 @@ type Frame struct {
 	Incomplete bool
 }
 
+// Pos returns Offset and Line: where the frame starts. A zero Frame (the
+// one that comes with an error) has line 0.
+func (f Frame) Pos() (offset int64, line int) { return f.Offset, f.Line }
+
 // Clone returns a copy of f whose Data and Raw are owned by the caller, in
 // one allocation.
 func (f Frame) Clone() Frame {
@@ -199,3 +203,6 @@ func (e *Error) Error() string {
 
 // Unwrap returns e.Err.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Pos returns Offset and Line.
+func (e *Error) Pos() (offset int64, line int) { return e.Offset, e.Line }

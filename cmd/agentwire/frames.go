@@ -185,7 +185,7 @@ func jsonrpcFrames(enc *json.Encoder, src io.Reader) (int, error) {
 		if err == io.EOF {
 			return bad, nil
 		}
-		if err != nil && !jsonrpc.IsMessageError(err) {
+		if err != nil && !jsonrpc.IsRecoverable(err) {
 			return bad, err
 		}
 		o := frameOut{Offset: f.Offset, Line: f.Line, RawLen: len(f.Raw), Class: className(f.Class), Method: string(f.Method), Unterminated: f.Unterminated}

@@ -406,7 +406,7 @@ func (d *Driver) Run(ctx context.Context, req driver.Request, sink driver.EventS
 	s := &session{ctx: ctx, p: p, sink: sink, prompt: req.Prompt, resume: resume, params: d.threadParams(req)}
 	dec := jsonrpc.NewDecoder(jsonrpc.Options{MaxLineSize: d.cfg.MaxLineSize}, func(f jsonrpc.Frame, err error) error {
 		if err != nil {
-			if jsonrpc.IsMessageError(err) {
+			if jsonrpc.IsRecoverable(err) {
 				return s.FeedError(err)
 			}
 			return err

@@ -67,6 +67,10 @@ func ruleFor(rel string) (rule, bool) {
 		return rule{modulePkgs: append([]string{"driver", "internal/", own}, framing...), thirdParty: []string{"github.com/segmentio/encoding"}, pure: true, oneFraming: true}, true
 	case top == "process":
 		return rule{modulePkgs: append([]string{"driver", "internal/", "process/"}, framing...), thirdParty: []string{"*"}}, true
+	case top == "provider":
+		// The registry sits between the parsers and their users (corpus,
+		// fuzz, cmd, drivers), which reach providers only through it.
+		return rule{anyModule: true, denyModule: []string{"cmd/", "corpus/", "fuzz/", "drivers/"}, thirdParty: []string{"*"}}, true
 	case top == "adaptertest", top == "drivers":
 		return rule{anyModule: true, denyModule: []string{"cmd/", "corpus/", "fuzz/"}, thirdParty: []string{"*"}}, true
 	case top == "corpus", top == "fuzz":

@@ -123,7 +123,7 @@ func (s *Stream) ReadObject(v any) error {
 			continue
 		}
 		f, err := s.r.Next()
-		if err != nil && !jsonrpc.IsMessageError(err) {
+		if err != nil && !jsonrpc.IsRecoverable(err) {
 			s.readOnce.Do(func() { close(s.readDone) })
 			return err
 		}

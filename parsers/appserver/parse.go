@@ -1,13 +1,20 @@
 package appserver
 
 import (
-	"errors"
 	"io"
-	"strings"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/feed"
 	"github.com/agentwire/agentwire/jsonrpc"
 )
+
+// framing is how Parse reads stdout and stdin.
+var framing = feed.Framing[jsonrpc.Frame]{
+	Open: func(src io.Reader, tee io.Writer) feed.Reader[jsonrpc.Frame] {
+		return jsonrpc.NewReader(src, jsonrpc.Options{Tee: tee})
+	},
+	Recoverable: jsonrpc.IsRecoverable,
+}
 
 // Parse runs a finished capture of the app-server's stdout and stderr
 // through a Parser; it is ParseSession without the client side.
@@ -23,57 +30,15 @@ func Parse(stdout, stderr io.Reader, sink driver.EventSink, opts Options, out Ou
 // (and framing error) fed in order; stderr is read to its end; Finish(out)
 // runs, and RawStreams gets the exact stdout and stderr bytes and the
 // terminal. It starts no goroutine, so it is for captures, not live
-// pipes. A read error is joined into Outcome.Err (the checkpoint is then
-// invalid) and returned with the Response.
+// pipes.
+//
+// A sink error stops the feeding, but stdout is still read to its end, so
+// RawStreams.Stdout is complete; the sink error is returned. A read error
+// is joined into Outcome.Err (the checkpoint is then invalid) and returned
+// with the Response. Options.Observe, when set, is told where each stdout
+// frame starts before it is fed.
 func ParseSession(stdin, stdout, stderr io.Reader, sink driver.EventSink, opts Options, out Outcome) (driver.Response, error) {
 	p := New(sink, opts)
-	var sinkErr error
-	if stdin != nil {
-		r := jsonrpc.NewReader(stdin, jsonrpc.Options{})
-		for f, err := range r.All() {
-			if err != nil && !jsonrpc.IsMessageError(err) {
-				out.Err = errors.Join(out.Err, err)
-				break
-			}
-			if err == nil && sinkErr == nil {
-				sinkErr = p.FeedClient(f)
-			}
-		}
-	}
-	// The tee builds the string RawStreams.Stdout returns, without a final
-	// copy; a source that knows its length sizes it at once.
-	var raw strings.Builder
-	if l, ok := stdout.(interface{ Len() int }); ok {
-		raw.Grow(l.Len())
-	}
-	r := jsonrpc.NewReader(stdout, jsonrpc.Options{Tee: &raw})
-	for sinkErr == nil {
-		f, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil && !jsonrpc.IsMessageError(err) {
-			out.Err = errors.Join(out.Err, err)
-			break
-		}
-		if err != nil {
-			sinkErr = p.FeedError(err)
-			continue
-		}
-		sinkErr = p.Feed(f)
-	}
-	var errBuf []byte
-	if stderr != nil {
-		b, err := io.ReadAll(stderr)
-		if err != nil {
-			out.Err = errors.Join(out.Err, err)
-		}
-		errBuf = b
-	}
-	resp, err := p.Finish(out)
-	if sinkErr != nil && err == nil {
-		err = sinkErr
-	}
-	resp.RawStreams = &driver.RawStreams{Stdout: raw.String(), Stderr: string(errBuf), Terminal: p.Terminal()}
-	return resp, err
+	return feed.Parse(framing, p, feed.Capture{Stdout: stdout, Stderr: stderr, Outcome: out}, opts.Observe,
+		&feed.Client[jsonrpc.Frame]{Src: stdin, Feed: p.FeedClient})
 }

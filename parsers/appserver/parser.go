@@ -15,9 +15,9 @@ import (
 // ("appserver/<method or item type>").
 const Provider = "appserver"
 
-// Outcome is the observed outcome of the app-server process, given to
-// [Parser.Finish]. It is the same type for every parser.
-type Outcome = emit.Outcome
+// Outcome is [driver.Outcome], the process outcome given to
+// [Parser.Finish]: one type for every parser.
+type Outcome = driver.Outcome
 
 // Options configures a [Parser]. The zero value parses a non-streaming
 // run of a new thread.
@@ -49,6 +49,12 @@ type Options struct {
 	// error event came first) or interrupted. Off by default: a session
 	// that never sends turn/completed then has no terminal.
 	LegacyTurnEnd bool
+
+	// Observe, when set, is told by Parse where each frame starts, before
+	// the frame is fed: its byte offset in stdout and its 1-based line;
+	// then (len(stdout), 0) before Finish. A caller can so place every
+	// emission at the frame that caused it. Feed and Finish ignore it.
+	Observe func(offset int64, line int)
 }
 
 // Capability is the parser's StreamCapability, whatever the options:

@@ -3,15 +3,12 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agentwire/agentwire/driver"
-	"github.com/agentwire/agentwire/ndjson"
 )
 
 // Response.Metadata keys.
@@ -222,54 +219,6 @@ func (p *Parser) checkpoint(out Outcome, failure *driver.RunFailure) *driver.Che
 	valid := out.Clean() && failure == nil && p.malformed == 0 && !p.sidChanged &&
 		p.result != nil && p.success && rid != "" && rid == p.sid && roundTrips(st)
 	return &driver.Checkpoint{State: st, Valid: valid}
-}
-
-// Parse runs framing and the parser over a finished capture: it reads
-// stdout to EOF through an ndjson.Reader that tees every byte, feeds every
-// frame (framing errors through FeedError), then reads stderr, calls
-// Finish and fills RawStreams.Stdout and Stderr with the exact bytes. A
-// read error is an infrastructure error (joined to out.Err). No
-// goroutines: stdout is read before stderr, so a live process must not be
-// given to it (a full stderr pipe would block the writer).
-func Parse(stdout, stderr io.Reader, sink driver.EventSink, opts Options, out Outcome) (driver.Response, error) {
-	var raw bytes.Buffer
-	r := ndjson.NewReader(stdout, ndjson.Options{Tee: &raw})
-	p := New(sink, opts)
-	feeding := true
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var le *ndjson.LineError
-			if !errors.As(err, &le) {
-				out.Err = errors.Join(out.Err, err)
-				break
-			}
-			if feeding && p.FeedError(err) != nil {
-				feeding = false
-			}
-			continue
-		}
-		if feeding && p.Feed(f) != nil {
-			feeding = false // the sink failed: keep reading for the raw bytes
-		}
-	}
-	var errb []byte
-	if stderr != nil {
-		var err error
-		if errb, err = io.ReadAll(stderr); err != nil {
-			out.Err = errors.Join(out.Err, err)
-		}
-	}
-	resp, err := p.Finish(out)
-	if resp.RawStreams == nil {
-		resp.RawStreams = &driver.RawStreams{}
-	}
-	resp.RawStreams.Stdout = raw.String()
-	resp.RawStreams.Stderr = string(errb)
-	return resp, err
 }
 
 func quote(s string) string {

@@ -13,9 +13,9 @@ import (
 	"github.com/agentwire/agentwire/ndjson"
 )
 
-// Outcome is the observed process outcome given to Finish; it is the
-// shared emit.Outcome so that one value serves every parser.
-type Outcome = emit.Outcome
+// Outcome is [driver.Outcome], the process outcome given to
+// [Parser.Finish]: one type for every parser.
+type Outcome = driver.Outcome
 
 // ErrFinished is returned by Feed, FeedError, FeedInput and Finish after
 // Finish.
@@ -58,6 +58,12 @@ type Options struct {
 	// HITL (hitl.requested / hitl.resolved audit payloads). Answers go
 	// through Resolve, or are recorded by FeedInput when replaying stdin.
 	ControlProtocol bool
+
+	// Observe, when set, is told by Parse where each frame starts, before
+	// the frame is fed: its byte offset in stdout and its 1-based line;
+	// then (len(stdout), 0) before Finish. A caller can so place every
+	// emission at the frame that caused it. Feed and Finish ignore it.
+	Observe func(offset int64, line int)
 }
 
 // state is the parser's position in the run.

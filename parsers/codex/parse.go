@@ -1,13 +1,20 @@
 package codex
 
 import (
-	"errors"
 	"io"
-	"strings"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/feed"
 	"github.com/agentwire/agentwire/ndjson"
 )
+
+// framing is how Parse reads stdout.
+var framing = feed.Framing[ndjson.Frame]{
+	Open: func(src io.Reader, tee io.Writer) feed.Reader[ndjson.Frame] {
+		return ndjson.NewReader(src, ndjson.Options{Tee: tee})
+	},
+	Recoverable: ndjson.IsRecoverable,
+}
 
 // Parse runs a whole finished capture through a Parser: it frames stdout
 // with an ndjson.Reader whose Tee keeps every byte, feeds every frame (and
@@ -16,48 +23,12 @@ import (
 // and the terminal. It starts no goroutine: stdout is read to EOF before
 // stderr, so it is meant for captures, not live pipes.
 //
-// A read error on either stream is an infrastructure error: it is joined
-// into Outcome.Err, so the checkpoint is invalid and Parse returns it along
-// with the Response.
+// A sink error stops the feeding, but stdout is still read to its end, so
+// RawStreams.Stdout is complete; the sink error is returned. A read error
+// on either stream is an infrastructure error: it is joined into
+// Outcome.Err, so the checkpoint is invalid and Parse returns it along
+// with the Response. Options.Observe, when set, is told where each frame
+// starts before it is fed.
 func Parse(stdout, stderr io.Reader, sink driver.EventSink, opts Options, out Outcome) (driver.Response, error) {
-	p := New(sink, opts)
-	// strings.Builder: String does not copy the captured bytes.
-	var raw strings.Builder
-	if l, ok := stdout.(interface{ Len() int }); ok {
-		raw.Grow(l.Len())
-	}
-	r := ndjson.NewReader(stdout, ndjson.Options{Tee: &raw})
-	var sinkErr error
-	for sinkErr == nil {
-		f, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		var le *ndjson.LineError
-		switch {
-		case err == nil:
-			sinkErr = p.Feed(f)
-		case errors.As(err, &le):
-			sinkErr = p.FeedError(err)
-		default:
-			out.Err = errors.Join(out.Err, err)
-		}
-		if err != nil && le == nil {
-			break
-		}
-	}
-	var errBuf []byte
-	if stderr != nil {
-		b, err := io.ReadAll(stderr)
-		if err != nil {
-			out.Err = errors.Join(out.Err, err)
-		}
-		errBuf = b
-	}
-	resp, err := p.Finish(out)
-	if sinkErr != nil && err == nil {
-		err = sinkErr
-	}
-	resp.RawStreams = &driver.RawStreams{Stdout: raw.String(), Stderr: string(errBuf), Terminal: p.Terminal()}
-	return resp, err
+	return feed.Parse(framing, New(sink, opts), feed.Capture{Stdout: stdout, Stderr: stderr, Outcome: out}, opts.Observe, nil)
 }

@@ -14,9 +14,9 @@ import (
 // ("codex/todo_list", ...).
 const Provider = "codex"
 
-// Outcome is the observed outcome of the codex process, passed to
-// [Parser.Finish]. It is the same type for every parser.
-type Outcome = emit.Outcome
+// Outcome is [driver.Outcome], the process outcome given to
+// [Parser.Finish]: one type for every parser.
+type Outcome = driver.Outcome
 
 // Options configures a [Parser]. The zero value parses a fresh,
 // non-streaming run.
@@ -44,6 +44,12 @@ type Options struct {
 	// UsageTotals says what the usage of turn.completed covers; the zero
 	// value decides from the event itself.
 	UsageTotals UsageTotals
+
+	// Observe, when set, is told by Parse where each frame starts, before
+	// the frame is fed: its byte offset in stdout and its 1-based line;
+	// then (len(stdout), 0) before Finish. A caller can so place every
+	// emission at the frame that caused it. Feed and Finish ignore it.
+	Observe func(offset int64, line int)
 }
 
 // UsageTotals says what the usage figures of turn.completed cover.

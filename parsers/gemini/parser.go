@@ -20,7 +20,7 @@ const Provider = "gemini"
 // [Parser.Finish]. It is the same type for every parser; for an HTTP
 // stream only Cancelled, TimedOut and Err matter (Err is the body's read
 // error, a disconnect).
-type Outcome = emit.Outcome
+type Outcome = driver.Outcome
 
 // Options configures a [Parser]. The zero value parses a 200 response,
 // non-streaming.

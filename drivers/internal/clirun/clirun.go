@@ -23,7 +23,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/ndjson"
 	"github.com/agentwire/agentwire/process"
 )
@@ -67,8 +67,8 @@ func CheckEnv(field string, env []string) error {
 }
 
 // Outcome maps the process result and the run error to a parser outcome.
-func Outcome(res process.Result, err error) emit.Outcome {
-	return emit.Outcome{ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Cancelled: res.Cancelled, Err: err}
+func Outcome(res process.Result, err error) driver.Outcome {
+	return driver.Outcome{ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Cancelled: res.Cancelled, Err: err}
 }
 
 // Feeder is the push face of an ndjson parser.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
-	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/process"
 )
 
@@ -204,12 +203,12 @@ func TestDecide(t *testing.T) {
 
 // finisher records the outcome it was finished with.
 type finisher struct {
-	out  emit.Outcome
+	out  driver.Outcome
 	term *driver.TerminalPayload
 	err  error
 }
 
-func (f *finisher) finish(o emit.Outcome) (driver.Response, error) {
+func (f *finisher) finish(o driver.Outcome) (driver.Response, error) {
 	f.out = o
 	resp := driver.Response{ExitCode: o.ExitCode}
 	if f.term != nil {

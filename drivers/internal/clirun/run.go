@@ -7,7 +7,6 @@ import (
 	"syscall"
 
 	"github.com/agentwire/agentwire/driver"
-	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/process"
 )
 
@@ -26,7 +25,7 @@ type Run struct {
 	// run's error when there was none before.
 	Flush func() error
 	// Finish ends the parser with the outcome and returns its Response.
-	Finish func(emit.Outcome) (driver.Response, error)
+	Finish func(driver.Outcome) (driver.Response, error)
 	// Terminal, when set, gives RawStreams.Terminal; otherwise the
 	// Terminal of the RawStreams that Finish returned is kept.
 	Terminal func() *driver.TerminalPayload

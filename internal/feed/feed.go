@@ -1,0 +1,218 @@
+// Package feed is the one loop that feeds a capture to a provider parser:
+// framing with a tee that keeps every byte, Feed for each frame, FeedError
+// for each recoverable framing error, an observer told where each frame
+// starts, Finish with the process outcome, and RawStreams. Every parser's
+// Parse, the provider registry (and through it corpus, fuzz and the CLI)
+// and the reference drivers' push path use it, so the rules below hold for
+// all of them:
+//
+//   - a sink error (the error Feed, FeedError or a client-side feed
+//     returns) stops the feeding: nothing more is given to the parser, but
+//     the source is read to its end, so RawStreams.Stdout is the complete
+//     stream; Finish still runs (its emissions fail on the sticky sink
+//     error), and the sink error is returned when Finish returns none;
+//   - a fatal read error (the source's, or a Tee's) ends the reading; it is
+//     joined into Outcome.Err, so no checkpoint can be valid, and returned;
+//   - the observer is called with the frame's offset and line before each
+//     frame and each recoverable error is fed (a frame-less error gives the
+//     error's own position), and with (len(stdout), 0) before Finish.
+//
+// The loop is generic over the framing: F is the frame type of ndjson,
+// jsonrpc or sse, each of which has Pos, IsRecoverable and errors with Pos.
+// It starts no goroutine and reads stdout to its end before stderr, so it is
+// for captures (or for sources that never block on each other), not for two
+// live pipes.
+package feed
+
+import (
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/agentwire/agentwire/driver"
+)
+
+// Frame is a frame of a framing package: ndjson.Frame, jsonrpc.Frame,
+// sse.Frame. Pos returns where it starts; the zero Frame that comes with a
+// frame-less error has line 0.
+type Frame interface {
+	Pos() (offset int64, line int)
+}
+
+// Reader is the pull face of a framing package.
+type Reader[F Frame] interface {
+	Next() (F, error)
+}
+
+// Framing is what the loop needs of a framing package.
+type Framing[F Frame] struct {
+	// Open returns a Reader of src that writes every byte it reads to tee
+	// before decoding it (tee may be nil).
+	Open func(src io.Reader, tee io.Writer) Reader[F]
+	// Recoverable is the package's IsRecoverable: the error concerns one
+	// frame and the stream reads on.
+	Recoverable func(error) bool
+}
+
+// Parser is the push face of a provider parser.
+type Parser[F Frame] interface {
+	Feed(F) error
+	FeedError(error) error
+	Finish(driver.Outcome) (driver.Response, error)
+}
+
+// Observer is told where the frame about to be fed starts: its byte offset
+// in stdout and its 1-based line; (len(stdout), 0) before Finish.
+type Observer func(offset int64, line int)
+
+// Loop reads frames and feeds them under the sink-error policy of the
+// package doc. The zero Loop is not usable: set Framing.
+type Loop[F Frame] struct {
+	Framing Framing[F]
+	// Observe, when set, is called before each frame and recoverable error
+	// that Read feeds.
+	Observe Observer
+	// SinkErr is the first error a feed function returned; once it is set
+	// nothing more is fed.
+	SinkErr error
+	// ReadErr joins the fatal read errors of every source read.
+	ReadErr error
+}
+
+// Read reads src to its end, or to its first fatal error (joined into
+// ReadErr), teeing every byte to tee (may be nil). Each frame goes to
+// feed and each recoverable error to feedErr (nil: such errors are not
+// fed) while SinkErr is nil; the first error either returns becomes
+// SinkErr.
+func (l *Loop[F]) Read(src io.Reader, tee io.Writer, feed func(F) error, feedErr func(error) error) {
+	r := l.Framing.Open(src, tee)
+	for {
+		f, err := r.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil && !l.Framing.Recoverable(err) {
+			l.ReadErr = errors.Join(l.ReadErr, err)
+			return
+		}
+		if l.SinkErr != nil || err != nil && feedErr == nil {
+			continue // the sink failed: read on for the raw bytes
+		}
+		if l.Observe != nil {
+			off, line := f.Pos()
+			if line == 0 && err != nil {
+				off, line = errPos(err)
+			}
+			l.Observe(off, line)
+		}
+		if err != nil {
+			l.SinkErr = feedErr(err)
+		} else {
+			l.SinkErr = feed(f)
+		}
+	}
+}
+
+// Push returns the emit function of a framing package's push Decoder: it
+// feeds like Read (observer, sink-error policy) and returns a fatal error
+// as it is. After a sink error it returns nil, so that the decoder goes on
+// through the input (the caller keeps the raw bytes); SinkErr holds the
+// error.
+func (l *Loop[F]) Push(feed func(F) error, feedErr func(error) error) func(F, error) error {
+	return func(f F, err error) error {
+		if err != nil && !l.Framing.Recoverable(err) {
+			return err
+		}
+		if l.SinkErr != nil {
+			return nil
+		}
+		if l.Observe != nil {
+			off, line := f.Pos()
+			if line == 0 && err != nil {
+				off, line = errPos(err)
+			}
+			l.Observe(off, line)
+		}
+		if err != nil {
+			l.SinkErr = feedErr(err)
+		} else {
+			l.SinkErr = feed(f)
+		}
+		return nil
+	}
+}
+
+func errPos(err error) (int64, int) {
+	var p interface{ Pos() (int64, int) }
+	if errors.As(err, &p) {
+		return p.Pos()
+	}
+	return 0, 0
+}
+
+// Capture is a finished run as Parse reads it.
+type Capture struct {
+	// Stdout is the provider stream (a CLI's stdout, a model API's HTTP
+	// body).
+	Stdout io.Reader
+	// Stderr is read to its end after Stdout; nil for none.
+	Stderr io.Reader
+	// Outcome is given to Finish, with the read errors joined into Err.
+	Outcome driver.Outcome
+}
+
+// Parse runs a whole capture through p: Stdout framed with fr and teed,
+// every frame fed in order (after the client side, when client is set:
+// see Client), Stderr read to its end, Finish(outcome), and RawStreams
+// filled with the exact stdout and stderr and the terminal Finish put in
+// RawStreams. observe may be nil. The error is Finish's, else the sink
+// error.
+func Parse[F Frame](fr Framing[F], p Parser[F], c Capture, observe Observer, client *Client[F]) (driver.Response, error) {
+	l := Loop[F]{Framing: fr}
+	if client != nil && client.Src != nil {
+		l.Read(client.Src, nil, client.Feed, nil)
+	}
+	l.Observe = observe
+	// strings.Builder: String does not copy the captured bytes; a source
+	// that knows its length sizes it at once.
+	var raw strings.Builder
+	if n, ok := c.Stdout.(interface{ Len() int }); ok {
+		raw.Grow(n.Len())
+	}
+	l.Read(c.Stdout, &raw, p.Feed, p.FeedError)
+	var errb []byte
+	if c.Stderr != nil {
+		b, err := io.ReadAll(c.Stderr)
+		if err != nil {
+			l.ReadErr = errors.Join(l.ReadErr, err)
+		}
+		errb = b
+	}
+	out := c.Outcome
+	if l.ReadErr != nil {
+		out.Err = errors.Join(out.Err, l.ReadErr)
+	}
+	if observe != nil {
+		observe(int64(raw.Len()), 0)
+	}
+	resp, err := p.Finish(out)
+	if err == nil {
+		err = l.SinkErr
+	}
+	rs := &driver.RawStreams{Stdout: raw.String(), Stderr: string(errb)}
+	if resp.RawStreams != nil {
+		rs.Terminal = resp.RawStreams.Terminal
+	}
+	resp.RawStreams = rs
+	return resp, err
+}
+
+// Client is the client side of a protocol (what the host wrote to the
+// process's stdin): Parse frames Src with the same framing and gives each
+// frame to Feed before reading stdout, so that responses pair with their
+// requests. Recoverable errors of the client side are skipped; a sink
+// error there stops all feeding, as on stdout.
+type Client[F Frame] struct {
+	Src  io.Reader
+	Feed func(F) error
+}

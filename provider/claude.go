@@ -1,0 +1,48 @@
+package provider
+
+import (
+	"slices"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/parsers/claude"
+)
+
+// Claude's switches.
+const (
+	claudePartial = "partial-messages"
+	claudeControl = "control-protocol"
+)
+
+func init() {
+	Register(Provider{
+		Name:    "claude",
+		Summary: "Claude Code stream-json",
+		Codec:   claude.Codec,
+		Detect: func(head []byte) (int, bool) {
+			return DetectJSONLines(head, func(o Object) bool {
+				t, _ := o.String("type")
+				return slices.Contains(claudeTypes, t)
+			})
+		},
+		Switches: []Switch{{
+			Name:     claudePartial,
+			Usage:    "claude: the CLI ran with --include-partial-messages (default: from meta.json's argv, else detected from stream_event lines)",
+			FromMeta: func(m Meta) bool { return m.HasArg("--include-partial-messages") },
+			Detect:   func(stdout, _ []byte) bool { return HasJSONType(stdout, "stream_event") },
+		}, {
+			Name:     claudeControl,
+			Usage:    "claude: the CLI ran with --input-format stream-json (default: from meta.json's argv, else detected from control_request lines or --stdin)",
+			FromMeta: func(m Meta) bool { return m.HasArg("--input-format") },
+			Detect:   func(stdout, stdin []byte) bool { return stdin != nil || HasJSONType(stdout, "control_request") },
+		}},
+		Parse: func(in Input, sink driver.EventSink) Parsed {
+			opts := claude.Options{Streaming: in.Streaming, SessionData: in.SessionData,
+				PartialMessages: in.Settings[claudePartial], ControlProtocol: in.Settings[claudeControl], Observe: in.Observe}
+			resp, err := claude.ParseSession(in.Stdin, in.Stdout, in.Stderr, sink, opts, in.Outcome)
+			return Parsed{Capability: claude.New(nil, opts).Capability(), Response: resp, Err: err}
+		},
+	})
+}
+
+// claudeTypes are the top-level line types of Claude Code's stream-json.
+var claudeTypes = []string{"system", "assistant", "user", "result", "stream_event", "control_request", "control_response", "control_cancel_request", "keep_alive"}

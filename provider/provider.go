@@ -1,0 +1,222 @@
+package provider
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentwire/agentwire/driver"
+)
+
+// Provider is one provider: everything corpus, fuzz, the CLI and the
+// drivers know of it. A row file of this package builds one and registers
+// it (see the package doc).
+type Provider struct {
+	// Name is the registry key: the corpus directory, meta.json's
+	// "provider", the CLI's --provider value. Lower case, [a-z0-9-].
+	Name string
+	// Summary says in a few words which stream it parses, for help texts
+	// ("codex exec --json JSONL").
+	Summary string
+	// Codec is the session codec of the provider's checkpoints (nil for a
+	// stream without a session).
+	Codec driver.SessionCodec
+	// Detect reports whether head, the first bytes of a capture's provider
+	// stream (up to DetectLimit, the last line possibly cut), is this
+	// provider's, and the offset of the first line that says so. Detect
+	// picks the provider whose evidence comes first. It must be cheap and
+	// must not panic on any input.
+	Detect func(head []byte) (offset int, ok bool)
+	// Switches are the provider's boolean parser options that a case's
+	// meta.json implies and that a bare capture states by flag or
+	// detection (nil: none).
+	Switches []Switch
+	// Parse parses one capture into sink. It reads Stdout (and Stdin,
+	// Stderr) to their ends through internal/feed's loop, calls
+	// in.Observe before each frame and before Finish, and returns the
+	// parser's capability, Finish's response with complete RawStreams,
+	// the error, and the wire findings of the parser's pass.
+	Parse func(in Input, sink driver.EventSink) Parsed
+}
+
+// Switch is a boolean parser option of a provider.
+type Switch struct {
+	// Name is the CLI flag ("partial-messages"); unique in the registry.
+	Name string
+	// Usage is the flag's help text.
+	Usage string
+	// FromMeta says whether the recorded run had the option on.
+	FromMeta func(Meta) bool
+	// Detect, when set, says whether a bare capture (no meta.json) has it
+	// on, from its stdout and stdin (stdin may be nil). Nil: off.
+	Detect func(stdout, stdin []byte) bool
+}
+
+// Capture is one run's recorded streams and outcome.
+type Capture struct {
+	// Stdout is the provider stream: a CLI's stdout, or the HTTP body of a
+	// model API's response.
+	Stdout io.Reader
+	// Stderr is the process's stderr (nil: none).
+	Stderr io.Reader
+	// Stdin is the client side where the protocol has one: what the host
+	// wrote to the process (nil: none).
+	Stdin io.Reader
+	// Outcome is the process outcome.
+	Outcome driver.Outcome
+	// HTTPStatus and ContentType are the response status and Content-Type
+	// of a model API's stream (0 and "" for a CLI).
+	HTTPStatus  int
+	ContentType string
+}
+
+// Input is what a Provider's Parse gets.
+type Input struct {
+	Capture
+	// Streaming asks for stream payloads (the transcript items are emitted
+	// either way).
+	Streaming bool
+	// Settings holds the value of each of the provider's Switches, by name
+	// (a missing name is off).
+	Settings map[string]bool
+	// SessionData goes into the checkpoint's SessionState.Data (the guard
+	// inputs: driver.ParamCWD, ...).
+	SessionData map[string]string
+	// Resume is the checkpoint state of the run this one resumes, or nil.
+	Resume *driver.SessionState
+	// Observe, when set, is told where each frame starts (byte offset in
+	// Stdout, 1-based line) before the frame is fed, and (len(stdout), 0)
+	// before Finish.
+	Observe func(offset int64, line int)
+}
+
+// Parsed is what a Provider's Parse returns.
+type Parsed struct {
+	// Capability is the parser's stream capability for the input.
+	Capability driver.StreamCapability
+	// Response is Finish's response, RawStreams holding the exact stdout
+	// and stderr and the terminal.
+	Response driver.Response
+	// Err is the error Finish or the sink returned.
+	Err error
+	// Findings are the broken pairings of the provider protocol the
+	// parser saw in its pass (clause Unpaired).
+	Findings []Finding
+}
+
+// Unpaired is the clause of a Finding for a provider message whose partner
+// is missing from the capture: an item started and never completed in a
+// run that reached its terminal, a terminal without the start it ends, a
+// session without its announcement, a tool call without its result. The
+// parsers repair such streams (they close what is open), so the contract
+// validators cannot see the loss; the parser's own pass reports it.
+const Unpaired = "UNPAIRED"
+
+// Finding is a problem of the provider protocol in a capture.
+type Finding struct {
+	Clause  string
+	Message string
+	// Offset and Line are those of the message concerned; Offset is -1
+	// when the finding concerns the run as a whole.
+	Offset int64
+	Line   int
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Provider{}
+	nameRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+)
+
+// Register adds p to the registry. It panics when p is incomplete (a Name
+// of [a-z0-9-], Detect and Parse are required), or when its name, or a
+// switch name, is taken: a registry row registers once, from init.
+func Register(p Provider) {
+	if !nameRE.MatchString(p.Name) || p.Detect == nil || p.Parse == nil {
+		panic(fmt.Sprintf("provider: Register(%q): a provider needs a name of [a-z0-9-], Detect and Parse", p.Name))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[p.Name]; dup {
+		panic("provider: Register: " + p.Name + " is registered twice")
+	}
+	for _, s := range p.Switches {
+		if !nameRE.MatchString(s.Name) || s.FromMeta == nil {
+			panic(fmt.Sprintf("provider: Register(%q): switch %q needs a name of [a-z0-9-] and FromMeta", p.Name, s.Name))
+		}
+		for _, q := range registry {
+			if slices.ContainsFunc(q.Switches, func(t Switch) bool { return t.Name == s.Name }) {
+				panic(fmt.Sprintf("provider: Register(%q): switch %q is %s's", p.Name, s.Name, q.Name))
+			}
+		}
+	}
+	registry[p.Name] = p
+}
+
+// Lookup returns the provider called name.
+func Lookup(name string) (Provider, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	p, ok := registry[name]
+	return p, ok
+}
+
+// All returns the registered providers, sorted by name.
+func All() []Provider {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Provider, 0, len(registry))
+	for _, p := range registry {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b Provider) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Names returns the registered names, sorted.
+func Names() []string {
+	var out []string
+	for _, p := range All() {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// DetectLimit bounds the head of a capture that Detect reads.
+const DetectLimit = 1 << 20
+
+// Detect returns the provider whose Detect finds evidence first in head
+// (at most DetectLimit bytes are looked at). ok is false when none does.
+// Two providers with evidence at the same offset make an error: the
+// content is ambiguous and the caller must name the provider.
+func Detect(head []byte) (p Provider, ok bool, err error) {
+	head = head[:min(len(head), DetectLimit)]
+	best := -1
+	var tied []string
+	for _, q := range All() {
+		off, hit := q.Detect(head)
+		switch {
+		case !hit:
+		case best < 0 || off < best:
+			p, best, tied = q, off, []string{q.Name}
+		case off == best:
+			tied = append(tied, q.Name)
+		}
+	}
+	if len(tied) > 1 {
+		return Provider{}, false, fmt.Errorf("offset %d reads as a stream of each of %s; name the provider", best, strings.Join(tied, ", "))
+	}
+	return p, best >= 0, nil
+}
+
+// SettingsFrom returns the values of p's switches that m implies.
+func (p Provider) SettingsFrom(m Meta) map[string]bool {
+	out := make(map[string]bool, len(p.Switches))
+	for _, s := range p.Switches {
+		out[s.Name] = s.FromMeta(m)
+	}
+	return out
+}

@@ -1,0 +1,187 @@
+package provider_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/provider"
+)
+
+// capture is one recorded run of the corpus.
+type capture struct {
+	dir                   string
+	meta                  provider.Meta
+	stdout, stderr, stdin []byte
+}
+
+// captures returns the runs recorded under corpus/<name>/.
+func captures(t *testing.T, name string) []capture {
+	t.Helper()
+	fsys := os.DirFS("../corpus")
+	var out []capture
+	_ = fs.WalkDir(fsys, name, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		stdout, err := fs.ReadFile(fsys, path.Join(p, "stdout"))
+		if err != nil {
+			return nil
+		}
+		c := capture{dir: p, stdout: stdout}
+		b, err := fs.ReadFile(fsys, path.Join(p, "meta.json"))
+		if err != nil || json.Unmarshal(b, &c.meta) != nil {
+			return nil
+		}
+		c.stderr, _ = fs.ReadFile(fsys, path.Join(p, "stderr"))
+		c.stdin, _ = fs.ReadFile(fsys, path.Join(p, "stdin"))
+		out = append(out, c)
+		return nil
+	})
+	return out
+}
+
+func (c capture) input(p provider.Provider) provider.Input {
+	in := provider.Input{
+		Capture: provider.Capture{
+			Stdout: bytes.NewReader(c.stdout), Stderr: bytes.NewReader(c.stderr),
+			Outcome: c.meta.Outcome(), HTTPStatus: c.meta.HTTPStatus, ContentType: c.meta.ContentType,
+		},
+		Streaming: true, Settings: p.SettingsFrom(c.meta), SessionData: c.meta.SessionData(),
+	}
+	if c.stdin != nil {
+		in.Stdin = bytes.NewReader(c.stdin)
+	}
+	return in
+}
+
+var errSink = errors.New("sink failed on purpose")
+
+// failingSink fails its emission number at (1-based) and every one after;
+// with at 0 it never fails and counts.
+type failingSink struct{ n, at int }
+
+func (s *failingSink) emit() error {
+	s.n++
+	if s.at > 0 && s.n >= s.at {
+		return errSink
+	}
+	return nil
+}
+func (s *failingSink) Emit(driver.RunEvent) error            { return s.emit() }
+func (s *failingSink) EmitStream(driver.StreamPayload) error { return s.emit() }
+
+// TestSinkFailure: for every provider, a sink failing at its first,
+// second, middle and last emission leaves RawStreams.Stdout byte-equal to
+// the input and the sink error returned (the one feeding loop's policy).
+func TestSinkFailure(t *testing.T) {
+	for _, p := range provider.All() {
+		t.Run(p.Name, func(t *testing.T) {
+			cs := captures(t, p.Name)
+			if len(cs) == 0 {
+				t.Fatalf("corpus/%s holds no capture: a provider comes with its corpus cases", p.Name)
+			}
+			// The largest capture has the most frames after a failure.
+			c := slices.MaxFunc(cs, func(a, b capture) int { return len(a.stdout) - len(b.stdout) })
+			count := &failingSink{}
+			p.Parse(c.input(p), count)
+			if count.n == 0 {
+				t.Fatalf("%s: no emission", c.dir)
+			}
+			for _, at := range slices.Compact([]int{1, 2, (count.n + 1) / 2, count.n}) {
+				r := p.Parse(c.input(p), &failingSink{at: at})
+				if !errors.Is(r.Err, errSink) {
+					t.Errorf("%s: sink failing at emission %d of %d: error %v, want the sink's", c.dir, at, count.n, r.Err)
+				}
+				if rs := r.Response.RawStreams; rs == nil || rs.Stdout != string(c.stdout) || rs.Stderr != string(c.stderr) {
+					n := 0
+					if rs != nil {
+						n = len(rs.Stdout)
+					}
+					t.Errorf("%s: sink failing at emission %d of %d: RawStreams.Stdout has %d of %d bytes", c.dir, at, count.n, n, len(c.stdout))
+				}
+			}
+		})
+	}
+}
+
+// TestDetect: every recorded capture is detected as its own provider.
+func TestDetect(t *testing.T) {
+	for _, p := range provider.All() {
+		for _, c := range captures(t, p.Name) {
+			if strings.Contains(c.dir, "/resume") && len(c.stdout) == 0 {
+				continue
+			}
+			got, ok, err := provider.Detect(c.stdout)
+			if err != nil || !ok || got.Name != p.Name {
+				t.Errorf("%s: Detect = %q, %v, %v; want %s", c.dir, got.Name, ok, err, p.Name)
+			}
+		}
+	}
+}
+
+// TestObserver: Observe sees every frame start in order, then the end of
+// stdout with line 0, last.
+func TestObserver(t *testing.T) {
+	for _, p := range provider.All() {
+		cs := captures(t, p.Name)
+		if len(cs) == 0 {
+			continue
+		}
+		c := cs[0]
+		in := c.input(p)
+		var offs []int64
+		var lines []int
+		in.Observe = func(off int64, line int) { offs, lines = append(offs, off), append(lines, line) }
+		p.Parse(in, &failingSink{})
+		if len(offs) < 2 || offs[len(offs)-1] != int64(len(c.stdout)) || lines[len(lines)-1] != 0 {
+			t.Errorf("%s: observed %v %v; want frame starts, then %d at line 0", c.dir, offs, lines, len(c.stdout))
+			continue
+		}
+		for i := 1; i < len(offs); i++ {
+			if offs[i] < offs[i-1] || i < len(offs)-1 && lines[i] < lines[i-1] {
+				t.Errorf("%s: observed positions go back: %v %v", c.dir, offs, lines)
+				break
+			}
+		}
+	}
+}
+
+func TestRegister(t *testing.T) {
+	if _, ok := provider.Lookup("no-such-provider"); ok {
+		t.Error("Lookup found an unregistered provider")
+	}
+	names := provider.Names()
+	if !slices.IsSorted(names) || len(names) < 3 {
+		t.Errorf("Names = %v", names)
+	}
+	for _, bad := range []provider.Provider{
+		{},
+		{Name: "Bad Name", Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
+		{Name: names[0], Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Register(%q) did not panic", bad.Name)
+				}
+			}()
+			provider.Register(bad)
+		}()
+	}
+}
+
+func TestDetectNothing(t *testing.T) {
+	for _, in := range []string{"", "hello\n", `{"hello":"world"}` + "\n", "\x00\x01"} {
+		if p, ok, err := provider.Detect([]byte(in)); ok || err != nil {
+			t.Errorf("Detect(%q) = %s, %v, %v", in, p.Name, ok, err)
+		}
+	}
+}
