@@ -1,0 +1,637 @@
+package openai
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/sse"
+)
+
+// cCall is one tool call of a Chat choice, assembled from its fragments.
+type cCall struct {
+	index    int
+	hasIndex bool
+	id       string // the provider's id, "" until one arrives
+	wire     string // the lifecycle id
+	name     string
+	args     []byte
+	opened   bool
+	closed   bool
+}
+
+// cChoice is one choice of a Chat stream: its own message.
+type cChoice struct {
+	index     int
+	msgID     string
+	text      []byte
+	reasoning []byte // the reasoning block being streamed
+	rsOpen    bool
+	refusal   []byte
+	calls     []*cCall
+	finishRaw string
+	finished  bool // its finish_reason arrived and its items were emitted
+	finishAt  []byte
+	annots    []any
+}
+
+// chatState is the Chat half of a Parser.
+type chatState struct {
+	choices  []*cChoice
+	last     *cChoice
+	doneSeen bool
+	wires    map[string]int // lifecycle ids in use, for uniqueness
+}
+
+func (c *chatState) init() { c.wires = map[string]int{} }
+
+// uniqueWire returns id, or id#n when a call of this run already used it.
+func (c *chatState) uniqueWire(id string) string {
+	n := c.wires[id]
+	c.wires[id] = n + 1
+	if n == 0 {
+		return id
+	}
+	return id + "#" + strconv.Itoa(n+1)
+}
+
+func (p *Parser) choice(idx int) *cChoice {
+	c := &p.c
+	if c.last != nil && c.last.index == idx {
+		return c.last
+	}
+	for _, ch := range c.choices {
+		if ch.index == idx {
+			c.last = ch
+			return ch
+		}
+	}
+	base := p.id
+	if base == "" {
+		base = "choice"
+	}
+	ch := &cChoice{index: idx, msgID: base + ":" + strconv.Itoa(idx)}
+	c.choices = append(c.choices, ch)
+	c.last = ch
+	return ch
+}
+
+// chatChunk handles one Chat Completions chunk (or, from FeedBody, a
+// whole chat.completion object).
+func (p *Parser) chatChunk(f sse.Frame) error {
+	c := &p.c
+	if f.Event == "error" {
+		e, _ := errorEvent(f)
+		return p.streamError(f, e)
+	}
+	if c.doneSeen {
+		return p.malformedEvent(f, "chunk after data: [DONE]")
+	}
+	if !p.initDone {
+		// The first chunk names the run before anything is emitted, wherever
+		// its id stands (Azure writes its members in alphabetical order).
+		var id, model []byte
+		o, _ := object(f.Data)
+		for o.next() {
+			switch string(o.key) {
+			case "id":
+				id = o.v()
+			case "model":
+				model = o.v()
+			}
+		}
+		if err := p.initRun(str(id), str(model)); err != nil {
+			return err
+		}
+	}
+	var usage, errv, xgroq []byte
+	hasChoices := false
+	n := 0
+	var err error
+	o, _ := object(f.Data)
+	for o.next() {
+		switch string(o.key) {
+		case "choices":
+			hasChoices = true
+			a, _ := o.enterArray()
+			for el, ok := a.next(); ok && err == nil; el, ok = a.next() {
+				n++
+				if c, isObj := object(el); isObj {
+					err = p.chatChoice(f, &c)
+					a.consumed(c.end)
+				}
+			}
+			o.leaveArray(&a)
+		case "usage":
+			usage = o.v()
+		case "error":
+			errv = o.v()
+		case "x_groq":
+			xgroq = o.v()
+		case "system_fingerprint":
+			if p.fingerprint == "" && isString(o.v()) {
+				p.fingerprint = str(o.v())
+			}
+		case "service_tier":
+			if p.serviceTier == "" && isString(o.v()) {
+				p.serviceTier = str(o.v())
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if !isNull(errv) {
+		if err := p.streamError(f, readError(errv)); err != nil {
+			return err
+		}
+	}
+	// Usage replaces: the usage chunk of stream_options.include_usage, and
+	// providers that send cumulative usage on every chunk.
+	gotUsage := false
+	if u, ok := readUsage(usage); ok {
+		p.usage, gotUsage = u, true
+	} else if len(xgroq) > 0 {
+		x, _ := object(xgroq)
+		for x.next() {
+			if string(x.key) == "usage" {
+				if u, ok := readUsage(x.v()); ok {
+					p.usage, gotUsage = u, true
+				}
+			}
+		}
+	}
+	if n == 0 && !gotUsage && isNull(errv) {
+		// Azure's first chunk (prompt_filter_results, empty id and model),
+		// and whatever else a provider sends beside the choices.
+		ev := "chunk"
+		if !hasChoices {
+			ev = "extra"
+		}
+		return p.em.Custom(p.provider(), ev, driver.StreamPayload{Raw: rawMap(f.Data)})
+	}
+	return nil
+}
+
+// chatChoice handles one element of choices.
+func (p *Parser) chatChoice(f sse.Frame, o *obj) error {
+	var finish, later []byte
+	var ch *cChoice
+	idx, sawIdx := 0, false
+	for o.next() {
+		switch string(o.key) {
+		case "index":
+			if n, ok := num(o.v()); ok {
+				idx, sawIdx = n, true
+			}
+		case "delta", "message": // message: a non-streamed completion
+			if sawIdx && ch == nil && later == nil {
+				// OpenAI's order, index before delta: the delta is walked in
+				// place. Otherwise it waits for the index.
+				ch = p.choice(idx)
+				d, ok := o.enter()
+				if ok {
+					if err := p.chatDelta(ch, &d); err != nil {
+						return err
+					}
+					o.leave(&d)
+				}
+				continue
+			}
+			later = o.v()
+		case "finish_reason":
+			finish = o.v()
+		}
+	}
+	if ch == nil || ch.index != idx {
+		ch = p.choice(idx)
+	}
+	if later != nil {
+		d, ok := object(later)
+		if ok {
+			if err := p.chatDelta(ch, &d); err != nil {
+				return err
+			}
+		}
+	}
+	if isString(finish) {
+		if r := str(finish); r != "" {
+			return p.choiceFinish(ch, r, f)
+		}
+	}
+	return nil
+}
+
+// chatDelta handles a choice's delta.
+func (p *Parser) chatDelta(ch *cChoice, o *obj) error {
+	var content, refusal, reasoning, reasoningAlt, calls, fcall, annots []byte
+	for o.next() {
+		switch string(o.key) {
+		case "content":
+			content = o.v()
+		case "refusal":
+			refusal = o.v()
+		case "reasoning_content":
+			reasoning = o.v()
+		case "reasoning":
+			reasoningAlt = o.v()
+		case "tool_calls":
+			calls = o.v()
+		case "function_call":
+			fcall = o.v()
+		case "annotations":
+			annots = o.v()
+		}
+	}
+	// reasoning_content (DeepSeek, vLLM, Qwen) wins over reasoning
+	// (OpenRouter, Groq, Ollama): a provider that sends both sends the same
+	// text twice.
+	if !isString(reasoning) {
+		reasoning = reasoningAlt
+	}
+	if d, ok := strBytes(reasoning, &p.buf); ok && len(d) > 0 {
+		if err := p.chatReasoning(ch, d); err != nil {
+			return err
+		}
+	}
+	if d, ok := strBytes(content, &p.buf); ok && len(d) > 0 {
+		if err := p.chatText(ch, d); err != nil {
+			return err
+		}
+	} else if len(content) > 0 && content[0] == '[' {
+		// Content as an array of parts (some compatibles): the text parts.
+		var err error
+		each(content, func(el []byte) {
+			pt := readPart(el)
+			if err == nil && (pt.typ == "text" || pt.typ == "output_text") {
+				err = p.chatText(ch, pt.text)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if d, ok := strBytes(refusal, &p.buf); ok && len(d) > 0 {
+		ch.refusal = append(ch.refusal, d...)
+		if err := p.em.Custom(p.provider(), "refusal", driver.StreamPayload{MessageID: ch.msgID, Delta: string(d)}); err != nil {
+			return err
+		}
+	}
+	each(annots, func(a []byte) {
+		if x := rawValue(a); x != nil {
+			ch.annots = append(ch.annots, x)
+		}
+	})
+	var err error
+	each(calls, func(el []byte) {
+		if err == nil {
+			err = p.chatToolFragment(ch, el)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if len(fcall) > 0 && fcall[0] == '{' {
+		// The legacy single function_call: one call per choice.
+		return p.chatCallFragment(ch, -1, true, "", fcall)
+	}
+	return nil
+}
+
+func (p *Parser) chatText(ch *cChoice, d []byte) error {
+	if len(d) == 0 {
+		return nil
+	}
+	if err := p.endReasoning(ch); err != nil {
+		return err
+	}
+	ch.text = append(ch.text, d...)
+	if !p.opts.Streaming {
+		return nil
+	}
+	return p.em.Delta(emit.Text, "", ch.msgID, string(d))
+}
+
+func (p *Parser) chatReasoning(ch *cChoice, d []byte) error {
+	ch.reasoning = append(ch.reasoning, d...)
+	ch.rsOpen = true
+	if !p.opts.Streaming {
+		return nil
+	}
+	return p.em.Delta(emit.Reasoning, "", ch.msgID+":reasoning", string(d))
+}
+
+// endReasoning closes a choice's reasoning block and emits it as a
+// thinking item: text or a tool call follows it.
+func (p *Parser) endReasoning(ch *cChoice) error {
+	if !ch.rsOpen {
+		return nil
+	}
+	ch.rsOpen = false
+	if err := p.em.Close(emit.Reasoning, "", ch.msgID+":reasoning", nil); err != nil {
+		return err
+	}
+	it := driver.TranscriptItem{Kind: driver.TranscriptThinking, Text: string(ch.reasoning)}
+	ch.reasoning = ch.reasoning[:0]
+	return p.em.Item(it)
+}
+
+// chatToolFragment handles one element of delta.tool_calls.
+func (p *Parser) chatToolFragment(ch *cChoice, el []byte) error {
+	idx, hasIdx := 0, false
+	var id string
+	var fn []byte
+	o, _ := object(el)
+	for o.next() {
+		switch string(o.key) {
+		case "index":
+			idx, hasIdx = num(o.v())
+		case "id":
+			id = str(o.v())
+		case "function":
+			fn = o.v()
+		}
+	}
+	return p.chatCallFragment(ch, idx, hasIdx, id, fn)
+}
+
+// chatCallFragment adds a fragment (the function object: name and
+// arguments) to the call it belongs to; see findCall.
+func (p *Parser) chatCallFragment(ch *cChoice, idx int, hasIdx bool, id string, fn []byte) error {
+	var name string
+	var args []byte
+	o, _ := object(fn)
+	for o.next() {
+		switch string(o.key) {
+		case "name":
+			name = str(o.v())
+		case "arguments":
+			if s, ok := strBytes(o.v(), &p.buf); ok {
+				args = s
+			} else if len(o.v()) > 0 && (o.v()[0] == '{' || o.v()[0] == '[') {
+				args = o.v() // arguments as a JSON value (some local servers)
+			}
+		}
+	}
+	call := p.findCall(ch, idx, hasIdx, id)
+	if call.name == "" && name != "" {
+		// Later fragments may repeat the name, or send "" (Mistral): the
+		// first non-empty name stays.
+		call.name = name
+	}
+	if call.closed {
+		return nil
+	}
+	if err := p.endReasoning(ch); err != nil {
+		return err
+	}
+	if !call.opened && call.name != "" {
+		call.opened = true
+		if _, err := p.em.OpenTool("", call.wire, call.name, nil, "", ""); err != nil {
+			return err
+		}
+		if len(call.args) > 0 && p.opts.Streaming {
+			if err := p.em.ToolArgs("", call.wire, string(call.args)); err != nil {
+				return err
+			}
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	call.args = append(call.args, args...)
+	if call.opened && p.opts.Streaming {
+		return p.em.ToolArgs("", call.wire, string(args))
+	}
+	return nil
+}
+
+// findCall returns the call a fragment belongs to, per choice:
+//   - a fragment with an id belongs to the call with that id (and the same
+//     index, when both have one); an id not seen before opens a new call,
+//     even at an index in use (providers that number every parallel call
+//     0), unless the latest call at that index has no id yet;
+//   - a fragment without an id belongs to the latest call at its index,
+//     or, without an index either, to the latest call of the choice;
+//   - anything else opens a new call.
+func (p *Parser) findCall(ch *cChoice, idx int, hasIdx bool, id string) *cCall {
+	if id != "" {
+		for i := len(ch.calls) - 1; i >= 0; i-- {
+			c := ch.calls[i]
+			if c.id == id && (!hasIdx || !c.hasIndex || c.index == idx) {
+				return c
+			}
+		}
+		if hasIdx {
+			for i := len(ch.calls) - 1; i >= 0; i-- {
+				c := ch.calls[i]
+				if c.hasIndex && c.index == idx {
+					if c.id == "" && !c.closed {
+						c.id = id
+						return c
+					}
+					break
+				}
+			}
+		}
+		return p.newCall(ch, idx, hasIdx, id)
+	}
+	if hasIdx {
+		for i := len(ch.calls) - 1; i >= 0; i-- {
+			if c := ch.calls[i]; c.hasIndex && c.index == idx {
+				return c
+			}
+		}
+	} else if n := len(ch.calls); n > 0 {
+		return ch.calls[n-1]
+	}
+	return p.newCall(ch, idx, hasIdx, id)
+}
+
+func (p *Parser) newCall(ch *cChoice, idx int, hasIdx bool, id string) *cCall {
+	wire := id
+	if wire == "" {
+		wire = ch.msgID + ":call:" + strconv.Itoa(len(ch.calls))
+	}
+	c := &cCall{index: idx, hasIndex: hasIdx, id: id, wire: p.c.uniqueWire(wire)}
+	ch.calls = append(ch.calls, c)
+	return c
+}
+
+// choiceFinish handles a choice's finish_reason: the choice is complete.
+func (p *Parser) choiceFinish(ch *cChoice, reason string, f sse.Frame) error {
+	ch.finishRaw = reason
+	if ch.finished {
+		return nil
+	}
+	ch.finished = true
+	ch.finishAt = bytes.Clone(f.Data)
+	return p.closeChoice(ch, true)
+}
+
+// closeChoice ends a choice's lifecycles and emits its transcript items:
+// reasoning, text, refusal, then its calls in order. complete is false
+// when the stream ended before the choice did.
+func (p *Parser) closeChoice(ch *cChoice, complete bool) error {
+	if err := p.endReasoning(ch); err != nil {
+		return err
+	}
+	if err := p.em.Close(emit.Text, "", ch.msgID, nil); err != nil {
+		return err
+	}
+	meta := func() map[string]string {
+		if len(p.c.choices) > 1 || ch.index != 0 {
+			return map[string]string{"choice": strconv.Itoa(ch.index)}
+		}
+		return nil
+	}
+	if len(ch.text) > 0 {
+		it := driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: string(ch.text), Metadata: meta()}
+		if len(ch.annots) > 0 {
+			it.Data = map[string]any{"annotations": ch.annots}
+		}
+		if err := p.em.Item(it); err != nil {
+			return err
+		}
+	}
+	if len(ch.refusal) > 0 {
+		m := meta()
+		if m == nil {
+			m = map[string]string{}
+		}
+		m["refusal"] = "true"
+		if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: string(ch.refusal), Metadata: m}); err != nil {
+			return err
+		}
+	}
+	for _, c := range ch.calls {
+		if c.closed {
+			continue
+		}
+		c.closed = true
+		if !c.opened {
+			c.opened = true
+			if _, err := p.em.OpenTool("", c.wire, c.name, nil, "", ""); err != nil {
+				return err
+			}
+			if len(c.args) > 0 && p.opts.Streaming {
+				if err := p.em.ToolArgs("", c.wire, string(c.args)); err != nil {
+					return err
+				}
+			}
+		}
+		if err := p.em.Close(emit.Tool, "", c.wire, nil); err != nil {
+			return err
+		}
+		it := toolCallItem(c.wire, c.name, c.args, meta())
+		if !complete {
+			it.IsError = true
+			if it.Metadata == nil {
+				it.Metadata = map[string]string{}
+			}
+			it.Metadata["incomplete"] = "true"
+		}
+		if err := p.em.Item(it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chatDone handles data: [DONE] (and the end of a non-streamed body): the
+// Chat terminal.
+func (p *Parser) chatDone(f sse.Frame) error {
+	if p.format == Auto {
+		p.format = Chat
+	}
+	if p.c.doneSeen {
+		return p.malformedEvent(f, "second data: [DONE]")
+	}
+	p.c.doneSeen = true
+	p.ended = true
+	return nil
+}
+
+// outputChoice is the choice whose text is Output and whose finish is the
+// run's: the lowest index.
+func (c *chatState) outputChoice() *cChoice {
+	var out *cChoice
+	for _, ch := range c.choices {
+		if out == nil || ch.index < out.index {
+			out = ch
+		}
+	}
+	return out
+}
+
+// chatEnd settles the run at the end of the body.
+func (p *Parser) chatEnd() {
+	c := &p.c
+	out := c.outputChoice()
+	if out != nil && out.finishRaw != "" {
+		// A received finish_reason is authoritative on a stream that ends
+		// without [DONE].
+		p.ended = true
+	}
+	p.where = c.openWhere()
+	for _, ch := range c.choices {
+		if !ch.finished {
+			_ = p.closeChoice(ch, false)
+		}
+	}
+	if out == nil {
+		if p.ended {
+			p.finish = &driver.Finish{Reason: driver.FinishUnknown}
+		}
+		return
+	}
+	p.output = out.text
+	if out.finishAt != nil {
+		p.terminal = &driver.TerminalPayload{Event: "chat.completion.chunk", JSON: out.finishAt}
+	}
+	if p.ended {
+		p.finish = chatFinish(out.finishRaw)
+		if p.finish.Reason == driver.FinishError && p.failure == nil {
+			p.setFailure(&driver.RunFailure{Code: driver.FailureProviderError, ErrorType: "error", HTTPStatus: p.opts.HTTPStatus,
+				Message: `the provider ended the choice with finish_reason "error"`})
+		}
+	}
+}
+
+// chatFinish maps a finish_reason (see the table in the package doc).
+func chatFinish(raw string) *driver.Finish {
+	f := &driver.Finish{Reason: driver.FinishUnknown, Raw: raw}
+	switch raw {
+	case "stop", "eos", "end_turn", "stop_sequence":
+		f.Reason = driver.FinishStop
+	case "length", "max_tokens", "model_length", "max_output_tokens", "model_context_window_exceeded":
+		f.Reason = driver.FinishLength
+	case "tool_calls", "function_call", "tool_use":
+		f.Reason = driver.FinishToolCalls
+	case "content_filter", "safety", "sensitive", "refusal":
+		f.Reason = driver.FinishContentFilter
+	case "error":
+		f.Reason = driver.FinishError
+	case "abort", "cancelled", "pause_turn", "recitation", "insufficient_system_resource":
+		f.Reason = driver.FinishOther
+	}
+	return f
+}
+
+// openWhere names what was open when the stream ended.
+func (c *chatState) openWhere() string {
+	for i := len(c.choices) - 1; i >= 0; i-- {
+		ch := c.choices[i]
+		if ch.finished {
+			continue
+		}
+		for j := len(ch.calls) - 1; j >= 0; j-- {
+			if !ch.calls[j].closed {
+				return " (inside the arguments of tool call " + ch.calls[j].wire + ")"
+			}
+		}
+		return " (choice " + strconv.Itoa(ch.index) + " had no finish_reason)"
+	}
+	return ""
+}
