@@ -63,6 +63,12 @@ type key struct {
 	scope, id string
 }
 
+// entry is a lifecycle, or (l nil) the incarnation count of a finished one.
+type entry struct {
+	l *life
+	n int
+}
+
 type life struct {
 	key
 	emitID       string // the id used on the wire (id, or id#n after a reuse)
@@ -72,6 +78,7 @@ type life struct {
 	open         bool
 	resulted     bool
 	order        int
+	n            int // incarnation: 1, then 2 for "id#2", ...
 }
 
 // Emitter emits transcript items and stream payloads for one run.
@@ -88,29 +95,42 @@ type Emitter struct {
 	// coords are copied onto run.started when it is emitted.
 	runID, threadID, turnID string
 
-	lives map[key]*life // latest incarnation per provider id
-	slab  []life        // where new lives are allocated, lifeSlab at a time
-	last  *life         // the last one opened: most lookups are for it
+	// lives holds, per provider id, its latest incarnation while it
+	// matters; once its lifecycle is over (a text or reasoning lifecycle
+	// closed, a tool call closed and given its result) only the number of
+	// incarnations it had, which is all a reused id needs for its fresh
+	// suffix. A long run keeps one small entry per id, not the lifecycle.
+	lives map[key]entry
+	slab  []life // where new lives are allocated, lifeSlab at a time
+	last  *life  // the last one opened: most lookups are for it
 
-	itemSlab []driver.TranscriptItem // where the sink's item copies are allocated
-	reuses   map[key]int
-	opened   int
-	steps    []string // open step names, in order
-	emitted  int
+	keep    bool // append items to the transcript (the driver contract)
+	opened  int
+	steps   []string // open step names, in order
+	emitted int
 }
 
 // New returns an Emitter writing to sink. Stream payloads are emitted only
 // when streaming is true (the transcript is always emitted); capability
 // decides which families may appear.
 func New(sink driver.EventSink, streaming bool, capability driver.StreamCapability) *Emitter {
-	return &Emitter{sink: sink, streaming: streaming, cap: capability, lives: map[key]*life{}, reuses: map[key]int{}}
+	return &Emitter{sink: sink, streaming: streaming, cap: capability, lives: map[key]entry{}, keep: true}
 }
+
+// DiscardTranscript stops the Emitter from keeping the items it emits:
+// Transcript stays empty and each item is handed to the sink as its own
+// copy. It is for consumers that keep (or print and forget) the items
+// themselves, such as a command printing a live timeline, and it is outside
+// the driver contract: Response.Transcript no longer mirrors the emitted
+// items (adaptertest RUN-04). Call it before the first Item.
+func (e *Emitter) DiscardTranscript() { e.keep = false }
 
 // Err returns the sticky sink error, if any.
 func (e *Emitter) Err() error { return e.err }
 
-// Transcript returns the items emitted so far. The slice is owned by the
-// Emitter until Finish; callers copy it if they keep it longer.
+// Transcript returns the items emitted so far (none after
+// DiscardTranscript). The items are the ones the sink was given (see
+// Item); the slice may be kept after Finish.
 func (e *Emitter) Transcript() []driver.TranscriptItem { return e.transcript }
 
 // Started reports whether run.started has been emitted.
@@ -125,24 +145,29 @@ func (e *Emitter) Payloads() int { return e.emitted }
 // Item appends it to the transcript and emits it as a RunEventItem. Items
 // keep flowing after Finish only if a parser calls Item then; parsers emit
 // their final result item before Finish.
+//
+// Each item is stored once: the RunEventItem points at the transcript's own
+// element, which the Emitter never changes afterwards. A sink may keep the
+// pointer but must not modify the item (that would change Transcript too).
 func (e *Emitter) Item(it driver.TranscriptItem) error {
 	if e.err != nil {
 		return e.err
 	}
-	if len(e.transcript) == cap(e.transcript) {
-		// Double: append's growth falls to 1.25x for large slices, which
-		// copies a long transcript about five times over.
-		e.transcript = slices.Grow(e.transcript, max(len(e.transcript), 16))
+	var item *driver.TranscriptItem
+	if e.keep {
+		if len(e.transcript) == cap(e.transcript) {
+			// Double: append's growth falls to 1.25x for large slices, which
+			// copies a long transcript about five times over.
+			e.transcript = slices.Grow(e.transcript, max(len(e.transcript), 16))
+		}
+		e.transcript = append(e.transcript, it)
+		item = &e.transcript[len(e.transcript)-1]
+	} else {
+		// A new item, not &it: that would move it to the heap on every
+		// call, the kept ones included.
+		item = new(driver.TranscriptItem)
+		*item = it
 	}
-	e.transcript = append(e.transcript, it)
-	// The sink gets its own copy, so that it cannot change the transcript;
-	// the copies are allocated itemSlab at a time.
-	if len(e.itemSlab) == 0 {
-		e.itemSlab = make([]driver.TranscriptItem, itemSlab)
-	}
-	item := &e.itemSlab[0]
-	e.itemSlab = e.itemSlab[1:]
-	*item = it
 	if err := e.sink.Emit(driver.RunEvent{Type: driver.RunEventItem, Item: item}); err != nil {
 		e.err = err
 	}
@@ -222,19 +247,23 @@ func (e *Emitter) open(f Family, scope, id string, tmpl driver.StreamPayload) (s
 	}
 	k := key{f, scope, id}
 	prev := e.life(k)
-	seen := prev != nil
-	if seen && prev.open {
+	if prev != nil && prev.open {
 		return prev.emitID, nil
 	}
+	n := 1
+	if prev != nil {
+		n = prev.n + 1
+	} else if c, ok := e.lives[k]; ok {
+		n = c.n + 1
+	}
 	emitID := id
-	if seen {
-		e.reuses[k]++
-		emitID = id + "#" + strconv.Itoa(e.reuses[k]+1)
+	if n > 1 {
+		emitID = id + "#" + strconv.Itoa(n)
 	}
 	e.opened++
 	l := e.newLife()
-	*l = life{key: k, emitID: emitID, open: true, order: e.opened, parentScope: tmpl.ParentScopeID, parentTool: tmpl.ParentToolCallID, completeArgs: tmpl.Args != nil}
-	e.lives[k] = l
+	*l = life{key: k, emitID: emitID, open: true, order: e.opened, n: n, parentScope: tmpl.ParentScopeID, parentTool: tmpl.ParentToolCallID, completeArgs: tmpl.Args != nil}
+	e.lives[k] = entry{l: l}
 	e.last = l
 	if !e.allowed(f) {
 		return emitID, nil
@@ -256,10 +285,6 @@ func (e *Emitter) open(f Family, scope, id string, tmpl driver.StreamPayload) (s
 // thousands, and one allocation per lifecycle dominated the emitter.
 const lifeSlab = 64
 
-// itemSlab is how many RunEventItem copies are allocated together. A sink
-// that keeps one item keeps its slab alive (at most itemSlab items).
-const itemSlab = 16
-
 // life returns the latest incarnation of k, or nil. A lifecycle is
 // usually looked up right after it was opened (a message's content and
 // end, a tool's result), so the last one opened is checked before the map.
@@ -267,7 +292,7 @@ func (e *Emitter) life(k key) *life {
 	if l := e.last; l != nil && l.key == k {
 		return l
 	}
-	return e.lives[k]
+	return e.lives[k].l
 }
 
 func (e *Emitter) newLife() *life {
@@ -338,8 +363,21 @@ func (e *Emitter) Close(f Family, scope, id string, result map[string]any) error
 	return e.close(l, result)
 }
 
+// release forgets a lifecycle that nothing can refer to any more, keeping
+// only its incarnation count (see Emitter.closed).
+func (e *Emitter) release(l *life) {
+	e.lives[l.key] = entry{n: l.n}
+	if e.last == l {
+		e.last = nil
+	}
+}
+
 func (e *Emitter) close(l *life, result map[string]any) error {
 	l.open = false
+	if l.fam != Tool || l.resulted {
+		// A tool call stays until its result (at most one) has come.
+		defer e.release(l)
+	}
 	if !e.allowed(l.fam) {
 		return nil
 	}
@@ -374,6 +412,9 @@ func (e *Emitter) ToolResult(scope, id string, result map[string]any) (bool, err
 		return false, nil
 	}
 	l.resulted = true
+	if !l.open {
+		defer e.release(l)
+	}
 	return true, e.send(driver.StreamPayload{Kind: driver.StreamToolCallResult, ScopeID: scope, ToolCallID: l.emitID, Result: result, ParentScopeID: l.parentScope, ParentToolCallID: l.parentTool})
 }
 
@@ -471,8 +512,8 @@ func (e *Emitter) FinishWith(usage *driver.Usage, finish *driver.Finish, failure
 		return err
 	}
 	var open []*life
-	for _, l := range e.lives {
-		if l.open {
+	for _, en := range e.lives {
+		if l := en.l; l != nil && l.open {
 			open = append(open, l)
 		}
 	}

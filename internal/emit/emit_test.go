@@ -159,3 +159,73 @@ func TestFinishFailure(t *testing.T) {
 		t.Errorf("IsOpen/Started")
 	}
 }
+
+// TestLifecyclesReleased: a closed text or reasoning lifecycle, and a tool
+// call once closed and given its result, are forgotten but for their
+// incarnation count, so a reused id still gets its fresh suffix; a closed
+// tool call without a result stays, for its tool_call.result.
+func TestLifecyclesReleased(t *testing.T) {
+	sink := &adaptertest.RecordingSink{}
+	e := New(sink, true, driver.StreamCapability{Reasoning: true})
+	for range 3 {
+		_ = e.Delta(Text, "", "m", "x")
+		_ = e.Close(Text, "", "m", nil)
+	}
+	_, _ = e.OpenTool("", "t", "shell", nil, "", "")
+	_ = e.Close(Tool, "", "t", nil)
+	if kept := e.kept(); kept != 1 {
+		t.Errorf("%d lifecycles kept, want only the tool awaiting its result", kept)
+	}
+	if ok, _ := e.ToolResult("", "t", map[string]any{"ok": true}); !ok {
+		t.Error("no result for the closed call")
+	}
+	if kept, n := e.kept(), e.lives[key{Text, "", "m"}].n; kept != 0 || n != 3 {
+		t.Errorf("%d lifecycles kept, text m had %d incarnations", kept, n)
+	}
+	if ok, _ := e.ToolResult("", "t", nil); ok {
+		t.Error("a second result for one call")
+	}
+	_ = e.Finish(nil, nil)
+	var ids []string
+	for _, p := range sink.Payloads {
+		if p.Kind == driver.StreamTextStart {
+			ids = append(ids, p.MessageID)
+		}
+	}
+	if !reflect.DeepEqual(ids, []string{"m", "m#2", "m#3"}) {
+		t.Errorf("text ids %v", ids)
+	}
+	if v := adaptertest.CheckStream(driver.StreamCapability{Reasoning: true}, sink.Payloads); len(v) > 0 {
+		t.Errorf("violations %v", v)
+	}
+}
+
+// TestItemStoredOnce: the sink is given the transcript's own item; with
+// DiscardTranscript nothing is kept and each item is the sink's.
+func TestItemStoredOnce(t *testing.T) {
+	sink := &adaptertest.RecordingSink{}
+	e := New(sink, false, driver.StreamCapability{})
+	for i := range 40 {
+		_ = e.Item(driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: string(rune('a' + i%26))})
+	}
+	tr := e.Transcript()
+	if len(tr) != 40 || sink.Events[39].Item != &tr[39] || !reflect.DeepEqual(*sink.Events[0].Item, tr[0]) {
+		t.Fatalf("the sink's item is not the transcript's (%d items)", len(tr))
+	}
+	d := New(&adaptertest.RecordingSink{}, false, driver.StreamCapability{})
+	d.DiscardTranscript()
+	_ = d.Item(driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: "x"})
+	if len(d.Transcript()) != 0 {
+		t.Error("DiscardTranscript kept an item")
+	}
+}
+
+func (e *Emitter) kept() int {
+	n := 0
+	for _, en := range e.lives {
+		if en.l != nil {
+			n++
+		}
+	}
+	return n
+}

@@ -102,7 +102,7 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 		}
 	}
 	err := p.em.Finish(resp.Usage, termFailure)
-	resp.Transcript = append([]driver.TranscriptItem(nil), p.em.Transcript()...)
+	resp.Transcript = p.em.Transcript()
 	if out.Err != nil {
 		return resp, out.Err
 	}

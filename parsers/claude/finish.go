@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -103,7 +102,7 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 	resp.Metadata = meta
 	ferr := p.em.Finish(resp.Usage, resp.Failure)
 	p.state = stateFinished
-	resp.Transcript = slices.Clone(p.em.Transcript())
+	resp.Transcript = p.em.Transcript()
 	var err error
 	switch {
 	case out.Err != nil:
