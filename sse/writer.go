@@ -30,6 +30,9 @@ type Event struct {
 type Writer struct {
 	// AutoFlush makes WriteEvent and WriteComment call Flush.
 	AutoFlush bool
+	// CRLF ends every line with CRLF instead of LF, as the Gemini API
+	// (and many Google front ends) write their streams.
+	CRLF bool
 
 	w   io.Writer
 	buf []byte
@@ -54,24 +57,25 @@ func (w *Writer) WriteEvent(e Event) error {
 	if strings.ContainsAny(e.Event, "\r\n") || strings.ContainsAny(e.ID, "\r\n\x00") {
 		return ErrInvalidField
 	}
+	eol := w.eol()
 	b := w.buf[:0]
 	if e.Event != "" {
 		b = append(b, "event: "...)
 		b = append(b, e.Event...)
-		b = append(b, '\n')
+		b = append(b, eol...)
 	}
 	if e.ID != "" {
 		b = append(b, "id: "...)
 		b = append(b, e.ID...)
-		b = append(b, '\n')
+		b = append(b, eol...)
 	}
 	if e.Retry > 0 {
 		b = append(b, "retry: "...)
 		b = strconv.AppendInt(b, int64(e.Retry/time.Millisecond), 10)
-		b = append(b, '\n')
+		b = append(b, eol...)
 	}
-	b = appendLines(b, "data", e.Data)
-	b = append(b, '\n')
+	b = appendLines(b, "data", e.Data, eol)
+	b = append(b, eol...)
 	return w.write(b)
 }
 
@@ -82,14 +86,22 @@ func (w *Writer) WriteComment(text string) error {
 	if w.err != nil {
 		return w.err
 	}
-	b := appendLines(w.buf[:0], "", []byte(text))
-	b = append(b, '\n')
+	b := appendLines(w.buf[:0], "", []byte(text), w.eol())
+	b = append(b, w.eol()...)
 	return w.write(b)
 }
 
+// eol is the line terminator the Writer writes.
+func (w *Writer) eol() string {
+	if w.CRLF {
+		return "\r\n"
+	}
+	return "\n"
+}
+
 // appendLines appends one "name: line" per line of data, splitting at CRLF,
-// LF and lone CR. For a comment, name is "".
-func appendLines(b []byte, name string, data []byte) []byte {
+// LF and lone CR, each ended by eol. For a comment, name is "".
+func appendLines(b []byte, name string, data []byte, eol string) []byte {
 	for {
 		i := 0
 		for i < len(data) && data[i] != '\n' && data[i] != '\r' {
@@ -101,7 +113,7 @@ func appendLines(b []byte, name string, data []byte) []byte {
 			b = append(b, ' ')
 			b = append(b, data[:i]...)
 		}
-		b = append(b, '\n')
+		b = append(b, eol...)
 		if i == len(data) {
 			return b
 		}

@@ -47,6 +47,28 @@ func TestWriterFormat(t *testing.T) {
 	}
 }
 
+// TestWriterCRLF: with CRLF every line, the blank line included, ends with
+// CRLF, and the reader decodes the same events.
+func TestWriterCRLF(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	w.CRLF = true
+	if err := w.WriteEvent(Event{Event: "e", ID: "7", Data: []byte("l1\nl2")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteComment("ping"); err != nil {
+		t.Fatal(err)
+	}
+	want := "event: e\r\nid: 7\r\ndata: l1\r\ndata: l2\r\n\r\n: ping\r\n\r\n"
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Fatalf("stream (-want +got):\n%s", d)
+	}
+	gs := events(readAll(t, b.Bytes(), Options{}, []int{1}))
+	if d := cmp.Diff([]refEvent{{Event: "e", Data: "l1\nl2", ID: "7"}}, gs); d != "" {
+		t.Fatalf("decoded (-want +got):\n%s", d)
+	}
+}
+
 func TestWriterInvalidField(t *testing.T) {
 	var b bytes.Buffer
 	w := NewWriter(&b)
