@@ -1,6 +1,7 @@
 // Package mock implements scripted model servers for recording the real
-// agent CLIs: the OpenAI Responses API streaming endpoint (used by Codex)
-// and the Anthropic Messages API streaming endpoint (used by Claude Code).
+// agent CLIs: the OpenAI Responses API streaming endpoint (used by Codex),
+// the Anthropic Messages API streaming endpoint (used by Claude Code) and
+// the Gemini API's streamGenerateContent (used by Gemini CLI).
 //
 // A Server listens on 127.0.0.1 on an ephemeral port, answers each model
 // request with the next scripted Reply, writes SSE with the project's sse
@@ -32,6 +33,9 @@ const (
 	Responses API = iota + 1
 	// Messages is the Anthropic Messages API (POST /v1/messages).
 	Messages
+	// Gemini is the Gemini API (POST
+	// /v1beta/models/{model}:streamGenerateContent).
+	Gemini
 )
 
 func (a API) String() string {
@@ -40,6 +44,8 @@ func (a API) String() string {
 		return "responses"
 	case Messages:
 		return "messages"
+	case Gemini:
+		return "gemini"
 	}
 	return fmt.Sprintf("API(%d)", int(a))
 }
@@ -103,7 +109,7 @@ type Server struct {
 // New returns a Server that is not listening yet; use Start, or use it as an
 // http.Handler (e.g. with httptest).
 func New(opt Options) (*Server, error) {
-	if opt.API != Responses && opt.API != Messages {
+	if opt.API != Responses && opt.API != Messages && opt.API != Gemini {
 		return nil, fmt.Errorf("mock: unknown API %v", opt.API)
 	}
 	for i := range opt.Replies {
@@ -217,7 +223,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opt.OnRequest != nil {
 		s.opt.OnRequest(req.Seq, idx)
 	}
-	s.serveReply(w, r, tag, modelOf(body), &reply, sync.OnceFunc(func() {
+	modelName := modelOf(body)
+	if s.opt.API == Gemini {
+		modelName = geminiModelOf(path)
+	}
+	s.serveReply(w, r, tag, modelName, &reply, sync.OnceFunc(func() {
 		if s.opt.OnWritten != nil {
 			s.opt.OnWritten(req.Seq, idx)
 		}
@@ -237,6 +247,8 @@ func (s *Server) isModel(method, path string) bool {
 		return path == "/v1/responses" || path == "/responses"
 	case Messages:
 		return path == "/v1/messages" || path == "/messages"
+	case Gemini:
+		return isGeminiModel(path)
 	}
 	return false
 }
@@ -244,6 +256,8 @@ func (s *Server) isModel(method, path string) bool {
 func (s *Server) auxiliary(w http.ResponseWriter, r *http.Request, path string) {
 	w.Header().Set("Content-Type", "application/json")
 	switch {
+	case strings.HasSuffix(path, ":countTokens"):
+		_, _ = io.WriteString(w, `{"totalTokens":42}`)
 	case strings.HasSuffix(path, "/messages/count_tokens"):
 		_, _ = io.WriteString(w, `{"input_tokens":42}`)
 	case strings.HasSuffix(path, "/models") && r.Method == http.MethodGet:
@@ -301,6 +315,8 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, tag string, 
 		err = writeResponses(st, tag, model)
 	case Messages:
 		err = writeMessages(st, tag, model)
+	case Gemini:
+		err = writeGemini(st, tag, model)
 	}
 	switch {
 	case errors.Is(err, errDisconnect):
@@ -320,6 +336,9 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, tag string, 
 }
 
 func (s *Server) defaultErrorBody(status int) []byte {
+	if s.opt.API == Gemini {
+		return geminiErrorBody(status)
+	}
 	typ := "api_error"
 	switch status {
 	case 400:

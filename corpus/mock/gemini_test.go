@@ -1,0 +1,103 @@
+package mock
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/agentwire/agentwire/adaptertest"
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/parsers/gemini"
+)
+
+// geminiScenarios are the scripted Gemini replies the issue names, each
+// with what parsers/gemini must make of it.
+var geminiScenarios = []struct {
+	name   string
+	reply  Reply
+	output string
+	finish driver.FinishReason
+	code   driver.FailureCode
+	calls  int
+}{
+	{name: "text", reply: Reply{Items: []Item{{Type: "text", Deltas: []string{"Hel", "lo", " world"}}}}, output: "Hello world", finish: driver.FinishStop},
+	{name: "thinking", reply: Reply{Usage: &Usage{InputTokens: 20, OutputTokens: 30, ReasoningTokens: 25},
+		Items: []Item{{Type: "reasoning", Deltas: []string{"**Plan**\n\n", "Say OK."}}, {Type: "text", Deltas: []string{"OK"}}}},
+		output: "OK", finish: driver.FinishStop},
+	{name: "one-function-call", reply: Reply{Items: []Item{{Type: "tool_call", Name: "get_weather", Input: json.RawMessage(`{"location": "Boston"}`)}}},
+		finish: driver.FinishToolCalls, calls: 1},
+	{name: "two-function-calls", reply: Reply{Items: []Item{{Type: "text", Deltas: []string{"Checking both."}},
+		{Type: "tool_call", Name: "get_weather", Input: json.RawMessage(`{"location": "Boston"}`)},
+		{Type: "tool_call", Name: "get_weather", Input: json.RawMessage(`{"location": "New Delhi"}`)}}},
+		output: "Checking both.", finish: driver.FinishToolCalls, calls: 2},
+	{name: "max-tokens", reply: Reply{StopReason: "MAX_TOKENS", Items: []Item{{Type: "text", Deltas: []string{"The sky is blue because"}}}},
+		output: "The sky is blue because", finish: driver.FinishLength},
+	{name: "safety", reply: Reply{StopReason: "SAFETY", Items: []Item{{Type: "text", Deltas: []string{"I can"}}}},
+		output: "I can", finish: driver.FinishContentFilter},
+	{name: "error", reply: Reply{Items: []Item{{Type: "text", Deltas: []string{"Par"}}}, Error: &StreamError{Type: "UNAVAILABLE", Message: "mock: the model is overloaded"}},
+		output: "Par", code: driver.FailureProviderError},
+	{name: "disconnect", reply: Reply{Items: []Item{{Type: "text", Deltas: []string{"a", "b", "c"}}}, DisconnectAfter: 2},
+		output: "ab", code: driver.FailureIncomplete},
+	{name: "http-error", reply: Reply{Status: 429}, code: driver.FailureProviderError},
+}
+
+func TestGeminiScenarios(t *testing.T) {
+	for _, sc := range geminiScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			s, ts := newServer(t, Options{API: Gemini, Replies: []Reply{sc.reply}})
+			resp := post(t, ts.URL+"/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+			sink := &adaptertest.RecordingSink{}
+			r, err := gemini.ParseResponse(resp, sink, gemini.Options{Streaming: true})
+			if v := sink.Check(true, gemini.Capability, r, err, nil); len(v) > 0 {
+				t.Fatalf("violations:\n%s", v)
+			}
+			if r.Output != sc.output {
+				t.Errorf("output %q, want %q", r.Output, sc.output)
+			}
+			switch {
+			case sc.code != "":
+				if r.Failure == nil || r.Failure.Code != sc.code {
+					t.Errorf("failure %+v, want %s", r.Failure, sc.code)
+				}
+			case r.Failure != nil || r.Finish == nil || r.Finish.Reason != sc.finish:
+				t.Errorf("failure %+v finish %+v, want %s", r.Failure, r.Finish, sc.finish)
+			}
+			calls := 0
+			for _, it := range r.Transcript {
+				if it.Kind == driver.TranscriptToolCall {
+					calls++
+				}
+			}
+			if calls != sc.calls {
+				t.Errorf("%d tool calls, want %d", calls, sc.calls)
+			}
+			body := r.RawStreams.Stdout
+			if sc.reply.Status == 0 && (!strings.HasPrefix(body, "data: {") || strings.Count(body, "\r\n\r\n") != strings.Count(body, "data: ")) {
+				t.Errorf("not CRLF-framed Gemini SSE: %q", body)
+			}
+			if sc.reply.Status == 0 && r.Model != "gemini-2.5-flash" {
+				t.Errorf("model %q", r.Model)
+			}
+			if rq := s.Requests(); len(rq) != 1 || rq[0].Reply != 0 {
+				t.Errorf("requests %+v", rq)
+			}
+		})
+	}
+}
+
+func TestGeminiAuxiliary(t *testing.T) {
+	_, ts := newServer(t, Options{API: Gemini})
+	resp := post(t, ts.URL+"/v1beta/models/gemini-2.5-flash:countTokens", `{}`)
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || string(b) != `{"totalTokens":42}` {
+		t.Errorf("countTokens: %d %s", resp.StatusCode, b)
+	}
+	// Past the script the default reply still ends with a finishReason.
+	resp = post(t, ts.URL+"/v1beta/models/m:streamGenerateContent?alt=sse", `{}`)
+	r, err := gemini.ParseResponse(resp, &adaptertest.RecordingSink{}, gemini.Options{})
+	if err != nil || r.Failure != nil || !strings.Contains(r.Output, "no scripted reply") {
+		t.Errorf("default reply: %v %+v %q", err, r.Failure, r.Output)
+	}
+}
