@@ -1,60 +1,35 @@
 package anthropic
 
 import (
-	"errors"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/feed"
 	"github.com/agentwire/agentwire/sse"
 )
 
-// FramingOptions are the sse.Options a Parser needs: Spans, so that the
-// bytes of a body that is not an event stream reach Feed.
-var FramingOptions = sse.Options{Spans: true}
+// framing is how Parse reads the body: with Spans, so that the bytes of a
+// body that is not an event stream (an error document) reach Feed.
+var framing = feed.Framing[sse.Frame]{
+	Open: func(src io.Reader, tee io.Writer) feed.Reader[sse.Frame] {
+		return sse.NewReader(src, sse.Options{Spans: true, Tee: tee})
+	},
+	Recoverable: sse.IsRecoverable,
+}
 
-// Parse runs a whole response body through a Parser: it frames body with
-// an sse.Reader whose Tee keeps every byte, feeds every frame (and every
-// oversized-event error) in order, calls Finish(out) and fills RawStreams
-// with the exact body (as Stdout) and the terminal. opts.HTTPStatus and
-// opts.ContentType say what the body is. A read error is joined into
-// Outcome.Err: the stream is then incomplete and Parse returns the error
-// with the Response.
+// Parse runs a whole response body through a Parser with internal/feed's
+// loop: it frames body with an sse.Reader whose Tee keeps every byte,
+// feeds every frame (and every oversized-event error) in order, calls
+// Finish(out) and fills RawStreams with the exact body (as Stdout) and the
+// terminal. opts.HTTPStatus and opts.ContentType say what the body is.
+//
+// A sink error stops the feeding, but the body is still read to its end
+// and the sink error is returned. A read error is joined into Outcome.Err:
+// the stream is then incomplete (its message says why) and Parse returns
+// the error with the Response.
 func Parse(body io.Reader, sink driver.EventSink, opts Options, out Outcome) (driver.Response, error) {
-	p := New(sink, opts)
-	var raw strings.Builder
-	if l, ok := body.(interface{ Len() int }); ok {
-		raw.Grow(l.Len())
-	}
-	fo := FramingOptions
-	fo.Tee = &raw
-	r := sse.NewReader(body, fo)
-	var sinkErr error
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil && !sse.IsRecoverable(err) {
-			out.Err = errors.Join(out.Err, err)
-			break
-		}
-		if sinkErr != nil {
-			continue // read on for the raw bytes
-		}
-		if err != nil {
-			sinkErr = p.FeedError(err)
-		} else {
-			sinkErr = p.Feed(f)
-		}
-	}
-	resp, err := p.Finish(out)
-	if sinkErr != nil && err == nil {
-		err = sinkErr
-	}
-	resp.RawStreams = &driver.RawStreams{Stdout: raw.String(), Terminal: p.Terminal()}
-	return resp, err
+	return feed.Parse(framing, New(sink, opts), feed.Capture{Stdout: body, Outcome: out}, opts.Observe, nil)
 }
 
 // ParseHTTP is Parse for an *http.Response of POST /v1/messages (from

@@ -17,10 +17,10 @@ import (
 // ("anthropic/citation", ...) and in Response.Provider.
 const Provider = "anthropic"
 
-// Outcome is the observed outcome of the HTTP exchange, passed to
-// [Parser.Finish]. It is the same type for every parser; only Err,
-// Cancelled and TimedOut mean something for an API stream.
-type Outcome = emit.Outcome
+// Outcome is [driver.Outcome], the outcome of the HTTP exchange passed to
+// [Parser.Finish]; only Err, Cancelled and TimedOut mean something for an
+// API stream (ExitCode, Signal and TimedOut are copied to the Response).
+type Outcome = driver.Outcome
 
 // Options configures a [Parser]. The zero value parses a non-streaming
 // run of a 200 text/event-stream response.
@@ -39,6 +39,11 @@ type Options struct {
 	// and is read as text/event-stream. Any other media type makes the body
 	// a document, not an event stream.
 	ContentType string
+
+	// Observe, when set, is told by Parse where each frame starts (byte
+	// offset in the body, 1-based line) before it is fed, and (len(body),
+	// 0) before Finish.
+	Observe func(offset int64, line int)
 }
 
 // Capability is the parser's StreamCapability, whatever the options:
