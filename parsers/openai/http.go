@@ -2,91 +2,128 @@ package openai
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
-	"strings"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/feed"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/sse"
 )
 
+// streamFraming frames an event-stream body.
+var streamFraming = feed.Framing[sse.Frame]{
+	Open: func(src io.Reader, tee io.Writer) feed.Reader[sse.Frame] {
+		return sse.NewReader(src, sse.Options{Tee: tee})
+	},
+	Recoverable: sse.IsRecoverable,
+}
+
+// documentFraming frames a body that is not an event stream as one frame
+// holding all of it, for FeedBody (see documentParser).
+var documentFraming = feed.Framing[sse.Frame]{
+	Open:        func(src io.Reader, tee io.Writer) feed.Reader[sse.Frame] { return &wholeBody{src: src, tee: tee} },
+	Recoverable: func(error) bool { return false },
+}
+
+// wholeBody reads its source to the end and returns it as one frame.
+type wholeBody struct {
+	src  io.Reader
+	tee  io.Writer
+	done bool
+}
+
+func (w *wholeBody) Next() (sse.Frame, error) {
+	if w.done {
+		return sse.Frame{}, io.EOF
+	}
+	w.done = true
+	b, err := io.ReadAll(w.src)
+	if len(b) > 0 && w.tee != nil {
+		if _, terr := w.tee.Write(b); terr != nil {
+			return sse.Frame{}, terr
+		}
+	}
+	if err != nil {
+		return sse.Frame{}, err
+	}
+	return sse.Frame{Kind: sse.KindEvent, Data: b, Raw: b, Line: 1}, nil
+}
+
+// documentParser feeds the one frame of documentFraming to FeedBody.
+type documentParser struct {
+	*Parser
+	status int
+}
+
+func (d documentParser) Feed(f sse.Frame) error { return d.FeedBody(d.status, f.Data) }
+
 // Parse runs a whole response through a Parser: status is the HTTP status
 // (0 when unknown), contentType the Content-Type header ("" when unknown)
-// and body the response body. It frames an event stream with an
-// sse.Reader whose Tee keeps every byte, feeds every frame (and every
-// framing error) in order, and calls Finish; a body that is not an event
-// stream (the JSON error document of a non-2xx status, or a non-streamed
-// JSON response) goes to FeedBody instead. RawStreams.Stdout holds the
-// exact body.
+// and body the response body. It runs internal/feed's one loop: an event
+// stream is framed by an sse.Reader whose Tee keeps every byte, and every
+// frame (and every framing error) is fed in order; a body that is not an
+// event stream (the JSON error document of a non-2xx status, or a
+// non-streamed JSON response) is given whole to FeedBody. Then Finish;
+// RawStreams.Stdout holds the exact body. Options.Observe, when set, is
+// told where each frame starts before it is fed.
 //
 // Which it is: a status outside 2xx is an error document whatever the
 // content type; otherwise the body's first bytes decide when they are
 // clear (a '{' or '[' is JSON, a line starting "data:", "event:", "id:",
 // "retry:" or ":" is an event stream), and the content type when they are
-// not. A read error of the body is an infrastructure error: it makes the
-// run incomplete (unless its terminal had arrived) and is returned with
-// the Response.
+// not. A sink error stops the feeding (the body is still read to its end
+// and the error returned). A read error of the body is joined into
+// Outcome.Err: the run is incomplete unless its terminal had arrived, and
+// the error is returned with the Response.
 func Parse(status int, contentType string, body io.Reader, sink driver.EventSink, opts Options) (driver.Response, error) {
 	if opts.HTTPStatus == 0 {
 		opts.HTTPStatus = status
 	}
 	p := New(sink, opts)
-	var raw strings.Builder
-	if l, ok := body.(interface{ Len() int }); ok {
-		raw.Grow(l.Len())
-	}
-	var out Outcome
-	// Peek at the start to decide between an event stream and a document.
+	// Peek at the start to tell an event stream from a document.
 	var head [512]byte
-	n, rerr := io.ReadAtLeast(body, head[:], len(head))
-	if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
-		rerr = nil
+	n, err := io.ReadFull(body, head[:])
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
 	}
-	start := head[:n]
-	rest := io.MultiReader(bytes.NewReader(start), body)
-	var sinkErr error
-	if rerr != nil {
-		out.Err = rerr
-		raw.Write(start)
-	} else if status != 0 && (status < 200 || status > 299) || !isEventStream(start, contentType) {
-		b, err := io.ReadAll(rest)
-		raw.Write(b)
-		if err != nil {
-			out.Err = err
-		}
-		if len(b) > 0 || status < 200 || status > 299 {
-			sinkErr = p.FeedBody(status, b)
-		}
-	} else {
-		r := sse.NewReader(rest, sse.Options{Tee: &raw})
-		for sinkErr == nil {
-			f, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			var se *sse.Error
-			switch {
-			case err == nil:
-				sinkErr = p.Feed(f)
-			case errors.As(err, &se):
-				sinkErr = p.FeedError(err)
-			default:
-				out.Err = err
-			}
-			if err != nil && se == nil {
-				break
-			}
-		}
+	src := &peeked{head: head[:n], r: body, err: err}
+	c := feed.Capture{Stdout: src, Outcome: opts.Outcome}
+	if status != 0 && (status < 200 || status > 299) || !isEventStream(head[:n], contentType) {
+		return feed.Parse(documentFraming, documentParser{p, status}, c, opts.Observe, nil)
 	}
-	resp, err := p.Finish(out)
-	if sinkErr != nil && err == nil {
-		err = sinkErr
+	return feed.Parse(streamFraming, feed.Parser[sse.Frame](p), c, opts.Observe, nil)
+}
+
+// peeked is a body whose first bytes were read ahead (err is the error
+// that read met); it has the Len of the body when the body has one, so
+// that the tee is sized at once.
+type peeked struct {
+	head []byte
+	r    io.Reader
+	err  error
+}
+
+func (p *peeked) Read(b []byte) (int, error) {
+	if len(p.head) > 0 {
+		n := copy(b, p.head)
+		p.head = p.head[n:]
+		return n, nil
 	}
-	resp.RawStreams = &driver.RawStreams{Stdout: raw.String(), Terminal: p.Terminal()}
-	return resp, err
+	if p.err != nil {
+		return 0, p.err
+	}
+	return p.r.Read(b)
+}
+
+// Len is the number of bytes left, when the body tells.
+func (p *peeked) Len() int {
+	n := len(p.head)
+	if l, ok := p.r.(interface{ Len() int }); ok {
+		n += l.Len()
+	}
+	return n
 }
 
 // ParseHTTP is Parse for an *http.Response, as net/http returns it (or an

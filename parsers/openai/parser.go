@@ -81,6 +81,14 @@ type Options struct {
 	// caller knows it; it is copied onto the typed error of an in-stream
 	// error event (RunFailure.HTTPStatus). Parse and ParseHTTP set it.
 	HTTPStatus int
+	// Outcome is the outcome of the exchange as the caller saw it
+	// (cancelled, timed out), given to Finish by Parse, which adds a read
+	// error of the body to it.
+	Outcome Outcome
+	// Observe, when set, is told by Parse where each frame starts, before
+	// it is fed: its byte offset in the body and its 1-based line; and
+	// (len(body), 0) before Finish.
+	Observe func(offset int64, line int)
 }
 
 // Capability is the parser's StreamCapability, whatever the options and
@@ -222,35 +230,40 @@ func (p *Parser) Feed(f sse.Frame) error {
 	return p.unknownEvent(f, f.Event)
 }
 
-// detect decides the format from a frame: a "type" that begins with
-// "response." (or the SSE event name), or a chunk with "choices".
-func (p *Parser) detect(f sse.Frame) {
-	if strings.HasPrefix(f.Event, "response.") {
-		p.format = Responses
-		return
+// detect decides the format from a frame.
+func (p *Parser) detect(f sse.Frame) { p.format = FormatOf(f.Event, f.Data) }
+
+// FormatOf tells the format from one event: its SSE event name (or "")
+// and its data, or from a whole JSON body (with the name ""): Responses
+// for a "type" that begins with "response." (or such an event name) or an
+// object "response"; Chat for a chunk with "choices" or an object
+// "chat.completion" or "chat.completion.chunk"; Auto when the event does
+// not tell (an error, a keep-alive, another provider's event). It does
+// not validate data and never panics.
+func FormatOf(event string, data []byte) Format {
+	if strings.HasPrefix(event, "response.") {
+		return Responses
 	}
-	o, _ := object(f.Data)
+	o, _ := object(data)
 	for o.next() {
 		switch string(o.key) {
 		case "type":
 			if bytes.HasPrefix(o.v(), []byte(`"response.`)) {
-				p.format = Responses
-				return
+				return Responses
 			}
 		case "object":
-			if bytes.HasPrefix(o.v(), []byte(`"chat.completion`)) {
-				p.format = Chat
-				return
+			v := o.v()
+			if bytes.HasPrefix(v, []byte(`"chat.completion`)) {
+				return Chat
 			}
-			if string(o.v()) == `"response"` {
-				p.format = Responses
-				return
+			if string(v) == `"response"` {
+				return Responses
 			}
 		case "choices":
-			p.format = Chat
-			return
+			return Chat
 		}
 	}
+	return Auto
 }
 
 // FeedError records a framing error from the SSE reader (an *sse.Error
@@ -514,6 +527,9 @@ func (p *Parser) FeedBody(status int, body []byte) error {
 		return err
 	}
 	p.json = true
+	if jsonguard.SkipWS(body, 0) == len(body) && (status == 0 || status >= 200 && status < 300) {
+		return nil // an empty body: nothing to read, the run is incomplete
+	}
 	f := sse.Frame{Kind: sse.KindEvent, Data: body, Raw: body, Line: 1}
 	okStatus := status == 0 || (status >= 200 && status < 300)
 	valid := jsonguard.Check(body, 0) == nil
