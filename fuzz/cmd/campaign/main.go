@@ -7,6 +7,8 @@
 //	campaign regress  [-commit]
 //	campaign minimize [-dry-run] [-export DIR]
 //	campaign table    -logdir DIR
+//	campaign import   [-timeout S] Target ARTIFACT...
+//	campaign engine   -out DIR [-match RE] [-fuzztime 30s] [-workdir DIR] [-logdir DIR] [-max_len N] [-rss_limit_mb N] [-timeout S] [-fresh]
 //
 // run discovers the targets with `go test -list '^Fuzz' ./...`, runs
 // `go test -run '^$' -fuzz '^T$' -fuzztime ... -parallel ...` for each,
@@ -28,6 +30,12 @@
 //
 // table prints the table of a finished run again from the logs it kept.
 //
+// engine runs the libFuzzer builds of the fuzz.Targets registry instead
+// (make engine-run; see engine.go). import does for libFuzzer inputs found
+// elsewhere (an OSS-Fuzz or ClusterFuzzLite crash report) what engine does
+// for its own artifacts: each becomes a Go corpus file of the native test
+// of Target and is replayed with go test -run.
+//
 // minimize dedupes the generated corpus of the end-to-end targets of
 // package fuzz in the Go fuzz cache by outcome: inputs with the same
 // fuzz.Signature (the shape of the frames or transcript they produce, not
@@ -47,6 +55,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,7 +69,7 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("campaign: ")
 	if len(os.Args) < 2 {
-		log.Fatal("usage: campaign list|run|regress|minimize|table [flags]")
+		log.Fatal("usage: campaign list|run|regress|minimize|table|engine|import [flags]")
 	}
 	cmd, args := os.Args[1], os.Args[2:]
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
@@ -73,6 +82,12 @@ func main() {
 	commit := fs.Bool("commit", false, "regress: commit the passing crashers")
 	dry := fs.Bool("dry-run", false, "minimize: report without deleting")
 	export := fs.String("export", "", "minimize: also copy the kept inputs to DIR/<Target>/")
+	out := fs.String("out", "", "engine: the directory of the libFuzzer binaries ($OUT of make engine-build)")
+	workdir := fs.String("workdir", filepath.Join(os.TempDir(), "agentwire-engine", "run"), "engine: where the corpora, seeds, artifacts and logs go")
+	maxLen := fs.Int("max_len", fuzz.MaxInput+4, "engine: libFuzzer -max_len (the 4-byte length prefix included)")
+	rss := fs.Int("rss_limit_mb", 2560, "engine: libFuzzer -rss_limit_mb")
+	timeout := fs.Int("timeout", 25, "engine: libFuzzer -timeout, in seconds")
+	fresh := fs.Bool("fresh", false, "engine: start from the seeds alone, dropping the kept corpus")
 	fs.Parse(args)
 	re, err := regexp.Compile(*match)
 	if err != nil {
@@ -107,6 +122,27 @@ func main() {
 	case "table":
 		if err := tableFromLogs(*logdir); err != nil {
 			log.Fatal(err)
+		}
+	case "engine":
+		d, err := time.ParseDuration(*fuzztime)
+		if err != nil || *out == "" {
+			log.Fatalf("engine needs -out DIR and a -fuzztime duration (got %q)", *fuzztime)
+		}
+		os.Exit(engine(re, engineOpts{out: *out, workdir: *workdir, logdir: *logdir, fuzztime: d,
+			maxLen: *maxLen, rss: *rss, timeout: *timeout, fresh: *fresh}))
+	case "import":
+		if fs.NArg() < 2 {
+			log.Fatal("usage: campaign import [-timeout S] Target ARTIFACT...")
+		}
+		if !slices.ContainsFunc(fuzz.Targets, func(t fuzz.Target) bool { return t.Name == fs.Arg(0) }) {
+			log.Fatalf("%s is not a target of fuzz.Targets", fs.Arg(0))
+		}
+		root, err := moduleRoot()
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, a := range fs.Args()[1:] {
+			fmt.Println(reproduce(fs.Arg(0), a, root, *timeout))
 		}
 	case "minimize":
 		if err := minimizeCache(*dry, *export); err != nil {
@@ -421,7 +457,7 @@ func minimizeCache(dry bool, export string) error {
 			if err != nil {
 				return err
 			}
-			data, err := rawOf(b)
+			data, err := fuzz.ParseCorpusFile(b)
 			if err != nil || len(data) > fuzz.MaxInput {
 				continue
 			}
@@ -465,18 +501,4 @@ func minimizeCache(dry bool, export string) error {
 		}
 	}
 	return nil
-}
-
-// rawOf returns the single []byte value of a "go test fuzz v1" file.
-func rawOf(b []byte) ([]byte, error) {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 2 || strings.TrimSpace(lines[0]) != "go test fuzz v1" {
-		return nil, fmt.Errorf("not a one-value corpus file")
-	}
-	v := strings.TrimSpace(lines[1])
-	if !strings.HasPrefix(v, "[]byte(") || !strings.HasSuffix(v, ")") {
-		return nil, fmt.Errorf("value is not a []byte")
-	}
-	s, err := strconv.Unquote(v[len("[]byte(") : len(v)-1])
-	return []byte(s), err
 }

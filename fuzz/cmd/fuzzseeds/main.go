@@ -10,8 +10,11 @@
 // instead writes the seed inputs of every target as raw files under
 // DIR/<Target>/, and with -oss-fuzz DIR it writes what OSS-Fuzz and
 // ClusterFuzzLite expect next to each fuzzer binary: the seed corpus
-// archive <binary>_seed_corpus.zip (raw inputs) and the dictionary
-// <binary>.dict, the binary of FuzzSSE being fuzz_sse.
+// archive <binary>_seed_corpus.zip and the dictionary <binary>.dict, the
+// binary of FuzzSSE being fuzz_sse. The archive holds every seed as the
+// libFuzzer input that hands the fuzz function exactly that seed
+// (fuzz.LibFuzzerInput: a 4-byte length first, as go-118-fuzz-build
+// decodes a []byte argument).
 package main
 
 import (
@@ -52,7 +55,7 @@ func main() {
 	flag.Parse()
 	if *list {
 		for _, t := range fuzz.Targets {
-			fmt.Println(t.Name, binary(t.Name))
+			fmt.Println(t.Name, fuzz.BinaryName(t.Name))
 		}
 		return
 	}
@@ -255,10 +258,10 @@ func writeSeeds(dir string, ins [][]byte) error {
 		os.Remove(f)
 	}
 	for _, in := range ins {
-		content := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", in)
-		sum := sha256.Sum256([]byte(content))
+		content := fuzz.CorpusFile(in)
+		sum := sha256.Sum256(content)
 		name := "seed-" + hex.EncodeToString(sum[:])[:16]
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
 			return err
 		}
 	}
@@ -315,7 +318,7 @@ func exportRaw(in, out string) error {
 			if err != nil {
 				return err
 			}
-			data, err := rawOf(b)
+			data, err := fuzz.ParseCorpusFile(b)
 			if err != nil {
 				return fmt.Errorf("%s/%s: %v", t.Name(), f.Name(), err)
 			}
@@ -327,27 +330,8 @@ func exportRaw(in, out string) error {
 	return nil
 }
 
-// rawOf returns the single []byte value of a "go test fuzz v1" file.
-func rawOf(b []byte) ([]byte, error) {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 2 || strings.TrimSpace(lines[0]) != "go test fuzz v1" {
-		return nil, fmt.Errorf("not a one-value corpus file")
-	}
-	v := strings.TrimSpace(lines[1])
-	if !strings.HasPrefix(v, "[]byte(") || !strings.HasSuffix(v, ")") {
-		return nil, fmt.Errorf("value is not a []byte: %.40s", v)
-	}
-	s, err := strconv.Unquote(v[len("[]byte(") : len(v)-1])
-	return []byte(s), err
-}
-
-// binary is the OSS-Fuzz binary name of a target: FuzzAppServer is
-// fuzz_appserver.
-func binary(target string) string {
-	return "fuzz_" + strings.ToLower(strings.TrimPrefix(target, "Fuzz"))
-}
-
-// ossFuzz writes the seed archives and dictionaries of every target.
+// ossFuzz writes the seed archives (seeds encoded by fuzz.LibFuzzerInput)
+// and dictionaries of every target.
 func ossFuzz(in, dictDir, out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -357,7 +341,7 @@ func ossFuzz(in, dictDir, out string) error {
 		if err != nil {
 			return err
 		}
-		f, err := os.Create(filepath.Join(out, binary(t.Name)+"_seed_corpus.zip"))
+		f, err := os.Create(filepath.Join(out, fuzz.BinaryName(t.Name)+"_seed_corpus.zip"))
 		if err != nil {
 			return err
 		}
@@ -368,7 +352,7 @@ func ossFuzz(in, dictDir, out string) error {
 			if err != nil {
 				return err
 			}
-			data, err := rawOf(b)
+			data, err := fuzz.ParseCorpusFile(b)
 			if err != nil {
 				return fmt.Errorf("%s/%s: %v", t.Name, e.Name(), err)
 			}
@@ -376,7 +360,7 @@ func ossFuzz(in, dictDir, out string) error {
 			if err != nil {
 				return err
 			}
-			if _, err := w.Write(data); err != nil {
+			if _, err := w.Write(fuzz.LibFuzzerInput(data)); err != nil {
 				return err
 			}
 			n++
@@ -391,10 +375,10 @@ func ossFuzz(in, dictDir, out string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(out, binary(t.Name)+".dict"), d, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(out, fuzz.BinaryName(t.Name)+".dict"), d, 0o644); err != nil {
 			return err
 		}
-		fmt.Printf("%-14s %-16s %4d seeds, dict %s.dict\n", t.Name, binary(t.Name), n, t.Dict)
+		fmt.Printf("%-14s %-16s %4d seeds, dict %s.dict\n", t.Name, fuzz.BinaryName(t.Name), n, t.Dict)
 	}
 	return nil
 }
