@@ -5,7 +5,7 @@
 DRIVERS_E2E_RUN ?= TestE2E
 DRIVERS_E2E_FLAGS ?= -race -count=1 -v -timeout 20m
 
-.PHONY: drivers-e2e drivers-test
+.PHONY: drivers-e2e drivers-test drivers-soak drivers-stop-bench
 
 # Unit tests of the drivers (fake CLI, always hermetic).
 drivers-test:
@@ -13,3 +13,12 @@ drivers-test:
 
 drivers-e2e:
 	AGENTWIRE_E2E=1 AGENTWIRE_CLI_CACHE=$(abspath $(RECORD_CACHE)) $(GO) test $(DRIVERS_E2E_FLAGS) -run '$(DRIVERS_E2E_RUN)' ./drivers/...
+
+# 200 cancel cycles per driver against the stop cases of
+# process/testdata/stop: goroutines, fds and children back to baseline.
+drivers-soak:
+	AGENTWIRE_SOAK=1 $(GO) test -race -count=1 -v -timeout 30m -run 'TestSoak' ./drivers/codex ./drivers/claude ./drivers/appserver
+
+# Cancel latency p50/p99 per stop case, process.Run and every driver.
+drivers-stop-bench:
+	$(GO) test -run '^$$' -bench 'BenchmarkCancel|BenchmarkStop' -benchtime 20x -cpu 1 ./process ./drivers/codex ./drivers/claude ./drivers/appserver

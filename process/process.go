@@ -10,7 +10,8 @@
 //   - Raw capture: Result.Stdout and Result.Stderr hold every byte the
 //     process wrote, and the chunk events of a stream concatenate to them.
 //     Bytes are captured before any observer sees them.
-//   - Order: the stdout observer sees stdout in order on one goroutine;
+//   - Order: the stdout observer sees stdout in order on one goroutine
+//     (up to a kill by this package, see Command.Stdout);
 //     stderr is collected on another. Chunk events of one stream are emitted
 //     in order.
 //   - Joins: Wait returns only after the process wait, both readers and the
@@ -76,6 +77,9 @@ var DrainTimeout = 500 * time.Millisecond
 // shrink it.
 var ReadSize = 32 << 10
 
+// ObserveSize is the largest piece of stdout one Command.Stdout call gets.
+var ObserveSize = 4 << 10
+
 // Command describes the process to run.
 type Command struct {
 	// Path and Args are the program and its arguments (Args without
@@ -100,9 +104,15 @@ type Command struct {
 	// gentle stop (for a protocol interrupt) and is closed when the
 	// process is killed or exits.
 	KeepStdin bool
-	// Stdout observes stdout chunks in order, on the stdout goroutine,
-	// after they are captured and emitted. The chunk is valid only during
-	// the call. A returned error stops the process and is returned by Wait.
+	// Stdout observes stdout in order, on the stdout goroutine, in pieces
+	// of at most ObserveSize bytes of each chunk after the chunk is
+	// captured and emitted. A piece is valid only during the call. A
+	// returned error stops the process and is returned by Wait. Once this
+	// package has killed the process (the grace ran out, the gentle stop
+	// failed, an error) Stdout is not called again: what the pipes still
+	// hold is captured and emitted as chunks but not observed, so a parser
+	// working through a flood does not hold the stop up by more than one
+	// piece.
 	Stdout func(chunk []byte) error
 	// Interrupt is the gentle stop run, on its own goroutine, when ctx
 	// ends. Nil means SIGINT to the process group. An error kills the
@@ -188,10 +198,12 @@ type Process struct {
 	waitErr  error
 	readers  sync.WaitGroup
 	progress atomic.Uint64 // reads returned
-	busy     atomic.Int32  // readers between a Read and the next
-	done     chan struct{} // closed when the supervisor finished
-	result   Result
-	err      error
+	// unobserved is set by the kill: the observer is not called after it
+	unobserved atomic.Bool
+	busy       atomic.Int32  // readers between a Read and the next
+	done       chan struct{} // closed when the supervisor finished
+	result     Result
+	err        error
 }
 
 // Start launches c and returns at once. The process is supervised until
@@ -427,8 +439,8 @@ func (p *Process) fail(err error) {
 	}
 }
 
-// kill SIGKILLs the group (and the cgroup) and closes stdin, so every
-// blocked stdin write fails.
+// kill SIGKILLs the group (and the cgroup), stops the observer and closes
+// stdin, so every blocked stdin write fails.
 func (p *Process) kill(why KillReason) {
 	p.mu.Lock()
 	if p.finished {
@@ -443,6 +455,7 @@ func (p *Process) kill(why KillReason) {
 		}
 	}
 	p.mu.Unlock()
+	p.unobserved.Store(true)
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	if p.cg != nil {
 		p.cg.kill()
@@ -466,8 +479,12 @@ func (p *Process) read(f *os.File, stream string, raw *bytes.Buffer, observe fun
 				if e := p.sink.Emit(driver.RunEvent{Type: driver.RunEventChunk, Stream: stream, Bytes: append([]byte(nil), chunk...)}); e != nil {
 					p.fail(e)
 				} else if observe != nil {
-					if e := observe(chunk); e != nil {
-						p.fail(e)
+					for len(chunk) > 0 && !p.unobserved.Load() {
+						piece := chunk[:min(len(chunk), ObserveSize)]
+						chunk = chunk[len(piece):]
+						if e := observe(piece); e != nil {
+							p.fail(e)
+						}
 					}
 				}
 			}

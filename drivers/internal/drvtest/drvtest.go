@@ -48,6 +48,9 @@ type Opts struct {
 	// CancelOnStdout cancels the run CancelDelay after the stdout emitted
 	// so far contains it.
 	CancelOnStdout string
+	// CancelOnStall, with CancelOnStdout, waits after it for stdout to
+	// stop growing for that long (the driver blocked) before CancelDelay.
+	CancelOnStall time.Duration
 	// FailAfter makes the sink fail after that many emissions.
 	FailAfter int
 }
@@ -55,7 +58,7 @@ type Opts struct {
 // Run runs d with req and checks the validators, that the stdout chunks
 // concatenate to the raw stdout, that no goroutine outlives Run and that the
 // child's process group is gone.
-func Run(t *testing.T, d driver.Driver, req driver.Request, o Opts) Result {
+func Run(t testing.TB, d driver.Driver, req driver.Request, o Opts) Result {
 	t.Helper()
 	sink := NewSnapSink()
 	sink.FailAfter = o.FailAfter
@@ -86,6 +89,16 @@ func Run(t *testing.T, d driver.Driver, req driver.Request, o Opts) Result {
 				case <-stop:
 					return
 				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			for n, since := sink.StdoutLen(), time.Now(); o.CancelOnStall > 0 && time.Since(since) < o.CancelOnStall; {
+				select {
+				case <-stop:
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+				if m := sink.StdoutLen(); m != n {
+					n, since = m, time.Now()
 				}
 			}
 			ch <- 1

@@ -113,6 +113,13 @@ func (s *SnapSink) Stdout() string {
 	return s.stdout.String()
 }
 
+// StdoutLen is the length of Stdout.
+func (s *SnapSink) StdoutLen() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stdout.Len()
+}
+
 // Mock is the mock model server of an end-to-end test as Setup uses it:
 // corpus/mock.Server, named by its methods because no package under
 // drivers/ may import corpus/ (internal/layering).
