@@ -369,7 +369,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 		return err
 	}
 	if len(outs) == 1 {
-		return writeRun(dst, api, outs[0])
+		return writeRun(dst, api, opt.Scratch, outs[0])
 	}
 	cm := CaseMeta{Provider: cli.Provider, CLI: cli.Name, Package: cli.Package, Version: cli.Version,
 		Scenario: c.Scenario.Name, Variant: c.Variant, Description: c.Description, ResumeProof: proof,
@@ -377,14 +377,16 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	for i, ro := range outs {
 		name := fmt.Sprintf("run-%d", i+1)
 		cm.Runs = append(cm.Runs, name)
-		if err := writeRun(filepath.Join(dst, name), api, ro); err != nil {
+		if err := writeRun(filepath.Join(dst, name), api, opt.Scratch, ro); err != nil {
 			return err
 		}
 	}
 	return writeJSON(filepath.Join(dst, "meta.json"), cm)
 }
 
-func writeRun(dir string, api mock.API, ro runOut) error {
+// writeRun writes the files of one run into dir. scratch is the scratch
+// root the run was recorded under (see NormalizeRequest).
+func writeRun(dir string, api mock.API, scratch string, ro runOut) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -392,13 +394,9 @@ func writeRun(dir string, api mock.API, ro runOut) error {
 	if ro.res.StdinUsed {
 		files["stdin"] = ro.res.Stdin
 	}
-	var reqs []byte
-	for _, r := range ro.requests {
-		b, err := ojson.Marshal(summarize(api, r))
-		if err != nil {
-			return err
-		}
-		reqs = append(append(reqs, b...), '\n')
+	reqs, err := requestsJSONL(api, scratch, ro.requests)
+	if err != nil {
+		return err
 	}
 	files["requests.jsonl"] = reqs
 	for name, b := range files {
@@ -407,6 +405,21 @@ func writeRun(dir string, api mock.API, ro runOut) error {
 		}
 	}
 	return writeJSON(filepath.Join(dir, "meta.json"), ro.meta)
+}
+
+// requestsJSONL is the requests.jsonl of a run recorded under the scratch
+// root scratch: one normalised summary per request.
+func requestsJSONL(api mock.API, scratch string, requests []mock.Request) ([]byte, error) {
+	norm := NormalizeRequest(scratch)
+	var out []byte
+	for _, r := range requests {
+		b, err := ojson.Marshal(summarize(api, r, norm))
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, b...), '\n')
+	}
+	return out, nil
 }
 
 func writeJSON(path string, v any) error {

@@ -96,7 +96,7 @@ func TestSummarizeElides(t *testing.T) {
 			map[string]any{"type": "message", "role": "user", "content": long},
 		},
 	})
-	s := summarize(mock.Responses, mock.Request{Seq: 3, Method: "POST", Path: "/v1/responses", Body: body})
+	s := summarize(mock.Responses, mock.Request{Seq: 3, Method: "POST", Path: "/v1/responses", Body: body}, Normalize)
 	conv := s.Conversation.([]any)
 	if len(conv) != 1 {
 		t.Fatalf("conversation kept %d items, want 1 (user message only)", len(conv))

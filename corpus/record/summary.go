@@ -12,8 +12,9 @@ import (
 const maxString = 1024
 
 // RequestSummary is one line of requests.jsonl: what the mock received,
-// reduced to the conversation (system prompts, tool schemas and long strings
-// are elided so the corpus stays small).
+// normalised (see NormalizeRequest) and reduced to the conversation (system
+// prompts, tool schemas and long strings are elided so the corpus stays
+// small).
 type RequestSummary struct {
 	Seq    int    `json:"seq"`
 	Method string `json:"method"`
@@ -26,13 +27,18 @@ type RequestSummary struct {
 	// Conversation is Responses "input" without developer messages and
 	// tool declarations, or Messages "messages".
 	Conversation any `json:"conversation,omitempty"`
-	Bytes        int `json:"bytes"`
+	// Bytes is the size of the normalised body.
+	Bytes int `json:"bytes"`
 }
 
-func summarize(api mock.API, r mock.Request) RequestSummary {
-	s := RequestSummary{Seq: r.Seq, Method: r.Method, Path: r.Path, Reply: r.Reply, Bytes: len(r.Body)}
+// summarize reduces r to its summary. norm rewrites the body first (the
+// recorder passes NormalizeRequest), so that what is cut and counted is
+// the normalised text.
+func summarize(api mock.API, r mock.Request, norm func([]byte) []byte) RequestSummary {
+	raw := norm(r.Body)
+	s := RequestSummary{Seq: r.Seq, Method: r.Method, Path: r.Path, Reply: r.Reply, Bytes: len(raw)}
 	var body map[string]any
-	if json.Unmarshal(r.Body, &body) != nil {
+	if json.Unmarshal(raw, &body) != nil {
 		return s
 	}
 	for k := range body {

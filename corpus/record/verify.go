@@ -13,42 +13,6 @@ import (
 	"strings"
 )
 
-// normaliser is one rewrite applied to every recorded file before compare.
-type normaliser struct {
-	re   *regexp.Regexp
-	repl string
-}
-
-// normalisers rewrite what legitimately changes between two recordings of
-// the same scenario: ids, timestamps, durations, process ids, ports and
-// random chunk ids. Everything else must be byte-identical.
-var normalisers = []normaliser{
-	// UUIDs (session, thread, turn, item, message and request ids).
-	{regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`), "<UUID>"},
-	// RFC 3339 timestamps, Codex rollout file stamps, dates.
-	{regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d[:-]\d\d[:-]\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?`), "<TIME>"},
-	{regexp.MustCompile(`\d{4}[-/]\d\d[-/]\d\d`), "<DATE>"},
-	// JSON numbers whose key names a time, a duration, a pid or a cost of
-	// time: durations, emittedAtMs, createdAt, ttft_ms, retry_delay_ms, ...
-	{regexp.MustCompile(`"([A-Za-z_]*(?:[Dd]uration|_ms|Ms|At|_at|[Tt]imestamp|ttft|[Tt]ime|[Dd]elay|[Pp]id|processId|Seconds|secs|nanos)[A-Za-z_]*)":\s*"?-?\d+(\.\d+)?"?`), `"$1":0`},
-	// Free-text durations (Codex tool output, app-server stderr).
-	{regexp.MustCompile(`(Wall time: )\d+(\.\d+)? seconds`), "${1}0 seconds"},
-	{regexp.MustCompile(`\b\d+(\.\d+)?(ms|µs|s)\b`), "<DUR>"},
-	// Codex exec_command chunk ids, Claude's per-process socket path.
-	{regexp.MustCompile(`(Chunk ID: )[0-9a-f]+`), "${1}<ID>"},
-	{regexp.MustCompile(`(cc-socks/)\d+`), "${1}<PID>"},
-	// Ephemeral ports.
-	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:<PORT>"},
-}
-
-// Normalize rewrites b for comparison (see normalisers).
-func Normalize(b []byte) []byte {
-	for _, n := range normalisers {
-		b = n.re.ReplaceAll(b, []byte(n.repl))
-	}
-	return b
-}
-
 // volatileMeta are meta.json lines dropped before compare: the date, the
 // duration, and the request counts that include Claude Code's side requests
 // (warmups and title prompts race with the end of the run).
@@ -62,10 +26,6 @@ var sideRequestLine = regexp.MustCompile(`(?m)^\{"seq":\d+,"method":"[A-Z]+","pa
 // enough, which depends on machine load.
 var claudeTasks = regexp.MustCompile(`(?m)^\{"type":"system","subtype":"task_(started|progress|notification|updated)".*\n`)
 
-// claudeTaskIDs are the random ids of those tasks, also used in the name of
-// the file a large tool output is persisted to.
-var claudeTaskIDs = regexp.MustCompile(`("task_id":"|"run_id":"|tool-results/)[0-9a-z-]+`)
-
 // backgroundEvents are codex 0.58's informational legacy notifications
 // ("Snapshots disabled: ..."), sent from another task: their place among
 // the turn's events varies.
@@ -77,10 +37,6 @@ const unterminatedMark = "<unterminated last line>\n"
 func truncated(b []byte) bool { return bytes.HasSuffix(b, []byte(unterminatedMark)) }
 
 func untruncated(b []byte) []byte { return bytes.TrimSuffix(b, []byte(unterminatedMark)) }
-
-// elisionTail is the end of a string cut in requests.jsonl: where the cut
-// falls depends on the length of the scratch paths before it.
-var elisionTail = regexp.MustCompile(`(?:[^"\\]|\\.){0,256}…\[\d+ bytes elided\]`)
 
 // messageStartContent is the content of a message_start stream_event line:
 // Claude Code 2.0.50 serialises the event object after its SDK has already
@@ -145,8 +101,11 @@ func canonicalModelUsage(b []byte) []byte {
 // its shutdown races with a signal (codex 0.58 on SIGINT).
 var racyStderr = regexp.MustCompile(`(?m)^.*sending into a closed channel.*\n`)
 
-// bytesField is the body size in requests.jsonl.
-var bytesField = regexp.MustCompile(`"bytes":\d+`)
+// bubblewrapWarning is the line codex app-server 0.169 writes on stdout (a
+// configWarning notification) and on stderr (an ERROR log line) when
+// bubblewrap is not installed on the machine: whether it is, is a fact of
+// the machine, not of the protocol.
+var bubblewrapWarning = regexp.MustCompile(`(?m)^.*could not find bubblewrap on PATH.*\n`)
 
 // seqField numbers requests; side requests shift it.
 var seqField = regexp.MustCompile(`(?m)^\{"seq":\d+,`)
@@ -161,14 +120,11 @@ func Verify(want, got string, match *regexp.Regexp) (string, error) {
 
 // VerifyScratch is Verify for a re-recording made with another scratch root
 // than DefaultScratch: the paths under gotScratch (and the directory slugs
-// Claude Code derives from them) are rewritten to DefaultScratch first.
+// Claude Code derives from them) in its stdout, stderr, stdin and meta.json
+// are rewritten to DefaultScratch first (the recorder has already done so in
+// requests.jsonl, see NormalizeRequest).
 func VerifyScratch(want, got string, match *regexp.Regexp, gotScratch string) (string, error) {
-	var rewrite func([]byte) []byte
-	if gotScratch != "" && gotScratch != DefaultScratch {
-		slug := func(p string) string { return strings.NewReplacer("/", "-", ".", "-", "@", "-").Replace(p) }
-		r := strings.NewReplacer(gotScratch, DefaultScratch, slug(gotScratch), slug(DefaultScratch))
-		rewrite = func(b []byte) []byte { return []byte(r.Replace(string(b))) }
-	}
+	rewrite := scratchRewriter(gotScratch)
 	gotFiles, err := recordedFiles(got)
 	if err != nil {
 		return "", err
@@ -216,7 +172,7 @@ func VerifyScratch(want, got string, match *regexp.Regexp, gotScratch string) (s
 		if err != nil {
 			return "", err
 		}
-		if rewrite != nil {
+		if rewrite != nil && filepath.Base(f) != "requests.jsonl" {
 			b = rewrite(b)
 		}
 		switch filepath.Base(f) {
@@ -224,6 +180,7 @@ func VerifyScratch(want, got string, match *regexp.Regexp, gotScratch string) (s
 			a, b = volatileMeta.ReplaceAll(a, nil), volatileMeta.ReplaceAll(b, nil)
 		case "stdout":
 			a, b = dropOutputDeltas(a), dropOutputDeltas(b)
+			a, b = bubblewrapWarning.ReplaceAll(a, nil), bubblewrapWarning.ReplaceAll(b, nil)
 			a, b = backgroundEvents.ReplaceAll(a, nil), backgroundEvents.ReplaceAll(b, nil)
 			a, b = messageStartContent.ReplaceAll(a, []byte(`${1}[]$2`)), messageStartContent.ReplaceAll(b, []byte(`${1}[]$2`))
 			a, b = assistantStopReason.ReplaceAll(a, []byte(`${1}"<stop_reason>"`)), assistantStopReason.ReplaceAll(b, []byte(`${1}"<stop_reason>"`))
@@ -232,15 +189,15 @@ func VerifyScratch(want, got string, match *regexp.Regexp, gotScratch string) (s
 			a, b = dropUnterminated(a), dropUnterminated(b)
 		case "stderr":
 			a, b = racyStderr.ReplaceAll(a, nil), racyStderr.ReplaceAll(b, nil)
+			a, b = bubblewrapWarning.ReplaceAll(a, nil), bubblewrapWarning.ReplaceAll(b, nil)
 		case "requests.jsonl":
 			a, b = sideRequestLine.ReplaceAll(a, nil), sideRequestLine.ReplaceAll(b, nil)
 			a, b = seqField.ReplaceAll(a, []byte(`{"seq":0,`)), seqField.ReplaceAll(b, []byte(`{"seq":0,`))
-			// Body sizes follow the length of the scratch paths in them.
-			a, b = bytesField.ReplaceAll(a, []byte(`"bytes":0`)), bytesField.ReplaceAll(b, []byte(`"bytes":0`))
 		}
+		// Written normalised already, requests.jsonl is compared
+		// whole: its long strings are cut at the same place and its
+		// "bytes" count the same normalised body on every machine.
 		a, b = Normalize(a), Normalize(b)
-		a, b = elisionTail.ReplaceAll(a, []byte("…[elided]")), elisionTail.ReplaceAll(b, []byte("…[elided]"))
-		a, b = claudeTaskIDs.ReplaceAll(a, []byte("${1}<ID>")), claudeTaskIDs.ReplaceAll(b, []byte("${1}<ID>"))
 		if bytes.Equal(a, b) {
 			continue
 		}
