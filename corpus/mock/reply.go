@@ -24,7 +24,10 @@ type Reply struct {
 	// Usage is reported in the terminal event.
 	Usage *Usage `json:"usage,omitempty"`
 	// StopReason overrides the Anthropic stop_reason ("end_turn", or
-	// "tool_use" when an item is a tool call).
+	// "tool_use" when an item is a tool call), the Gemini finishReason,
+	// the Chat finish_reason ("stop", or "tool_calls"), or, on the
+	// Responses API, makes the terminal response.incomplete with that
+	// incomplete_details.reason ("max_output_tokens", "content_filter").
 	StopReason string `json:"stop_reason,omitempty"`
 
 	// Error, when set, ends the stream with the provider's in-stream error
@@ -44,8 +47,9 @@ type Reply struct {
 // An Item is one output item of a Reply.
 type Item struct {
 	// Type is "text", "reasoning" (Responses reasoning summary; Anthropic
-	// thinking block) or "tool_call" (Responses function_call; Anthropic
-	// tool_use).
+	// thinking block; Chat reasoning_content), "tool_call" (Responses
+	// function_call; Anthropic tool_use) or "refusal" (Responses refusal
+	// part; Chat delta.refusal; the other APIs leave it out).
 	Type string `json:"type"`
 	// Deltas are the text fragments of a text or reasoning item, streamed
 	// one delta event each. For reasoning on the Responses API each element
@@ -92,7 +96,7 @@ func (r *Reply) Validate() error {
 	}
 	for i, it := range r.Items {
 		switch it.Type {
-		case "text", "reasoning":
+		case "text", "reasoning", "refusal":
 			if len(it.Deltas) == 0 && len(it.Parts) == 0 {
 				return fmt.Errorf("item %d (%s): no deltas", i, it.Type)
 			}

@@ -48,6 +48,8 @@ func writeResponses(st *stream, tag string, model string) error {
 			done, err = responsesReasoning(ev, tag, i, it)
 		case "tool_call":
 			done, err = responsesCall(ev, tag, i, it)
+		case "refusal":
+			done, err = responsesRefusal(ev, tag, i, it)
 		}
 		if err != nil {
 			return err
@@ -75,7 +77,44 @@ func writeResponses(st *stream, tag string, model string) error {
 		"output_tokens", u.OutputTokens,
 		"output_tokens_details", o("reasoning_tokens", u.ReasoningTokens),
 		"total_tokens", u.InputTokens+u.OutputTokens)
+	if r := st.reply.StopReason; r != "" {
+		resp := snapshot("incomplete", output, usage, nil)
+		for i := 0; i+1 < len(resp); i += 2 {
+			if resp[i] == "incomplete_details" {
+				resp[i+1] = o("reason", r)
+			}
+		}
+		return ev("response.incomplete", "response", resp)
+	}
 	return ev("response.completed", "response", snapshot("completed", output, usage, nil))
+}
+
+// responsesRefusal streams a message item whose one part is a refusal.
+func responsesRefusal(ev evFunc, tag string, idx int, it *Item) (any, error) {
+	id := fmt.Sprintf("msg_mock_%s_%d", tag, idx)
+	text := join(it.deltas())
+	if err := ev("response.output_item.added", "output_index", idx,
+		"item", o("id", id, "type", "message", "status", "in_progress", "content", []any{}, "role", "assistant")); err != nil {
+		return nil, err
+	}
+	if err := ev("response.content_part.added", "item_id", id, "output_index", idx, "content_index", 0,
+		"part", o("type", "refusal", "refusal", "")); err != nil {
+		return nil, err
+	}
+	for _, d := range it.deltas() {
+		if err := ev("response.refusal.delta", "item_id", id, "output_index", idx, "content_index", 0, "delta", d); err != nil {
+			return nil, err
+		}
+	}
+	if err := ev("response.refusal.done", "item_id", id, "output_index", idx, "content_index", 0, "refusal", text); err != nil {
+		return nil, err
+	}
+	part := o("type", "refusal", "refusal", text)
+	if err := ev("response.content_part.done", "item_id", id, "output_index", idx, "content_index", 0, "part", part); err != nil {
+		return nil, err
+	}
+	item := o("id", id, "type", "message", "status", "completed", "content", []any{part}, "role", "assistant")
+	return item, ev("response.output_item.done", "output_index", idx, "item", item)
 }
 
 type evFunc func(typ string, kv ...any) error

@@ -1,7 +1,8 @@
 // Package mock implements scripted model servers for recording the real
 // agent CLIs: the OpenAI Responses API streaming endpoint (used by Codex),
-// the Anthropic Messages API streaming endpoint (used by Claude Code) and
-// the Gemini API's streamGenerateContent (used by Gemini CLI).
+// the Anthropic Messages API streaming endpoint (used by Claude Code), the
+// Gemini API's streamGenerateContent (used by Gemini CLI) and the OpenAI
+// Chat Completions endpoint (what most other CLIs and providers speak).
 //
 // A Server listens on 127.0.0.1 on an ephemeral port, answers each model
 // request with the next scripted Reply, writes SSE with the project's sse
@@ -36,6 +37,8 @@ const (
 	// Gemini is the Gemini API (POST
 	// /v1beta/models/{model}:streamGenerateContent).
 	Gemini
+	// Chat is the OpenAI Chat Completions API (POST /v1/chat/completions).
+	Chat
 )
 
 func (a API) String() string {
@@ -46,6 +49,8 @@ func (a API) String() string {
 		return "messages"
 	case Gemini:
 		return "gemini"
+	case Chat:
+		return "chat"
 	}
 	return fmt.Sprintf("API(%d)", int(a))
 }
@@ -109,7 +114,7 @@ type Server struct {
 // New returns a Server that is not listening yet; use Start, or use it as an
 // http.Handler (e.g. with httptest).
 func New(opt Options) (*Server, error) {
-	if opt.API != Responses && opt.API != Messages && opt.API != Gemini {
+	if opt.API != Responses && opt.API != Messages && opt.API != Gemini && opt.API != Chat {
 		return nil, fmt.Errorf("mock: unknown API %v", opt.API)
 	}
 	for i := range opt.Replies {
@@ -249,6 +254,8 @@ func (s *Server) isModel(method, path string) bool {
 		return path == "/v1/messages" || path == "/messages"
 	case Gemini:
 		return isGeminiModel(path)
+	case Chat:
+		return path == "/v1/chat/completions" || path == "/chat/completions"
 	}
 	return false
 }
@@ -317,6 +324,8 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, tag string, 
 		err = writeMessages(st, tag, model)
 	case Gemini:
 		err = writeGemini(st, tag, model)
+	case Chat:
+		err = writeChat(st, tag, model)
 	}
 	switch {
 	case errors.Is(err, errDisconnect):
@@ -370,7 +379,8 @@ type stream struct {
 	n     int // events written
 }
 
-// event writes one SSE event whose data is v marshalled as JSON.
+// event writes one SSE event whose data is v marshalled as JSON (or, for
+// a rawData, exactly its bytes).
 func (st *stream) event(name string, v any) error {
 	if st.reply.DisconnectAfter > 0 && st.n >= st.reply.DisconnectAfter {
 		return errDisconnect
@@ -386,6 +396,10 @@ func (st *stream) event(name string, v any) error {
 			t.Stop()
 			return errDisconnect
 		}
+	}
+	if r, ok := v.(rawData); ok {
+		st.n++
+		return st.w.event(name, r)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
