@@ -73,6 +73,9 @@ func FuzzGuard(f *testing.F) {
 		if (err == nil) != (stdErr == nil) {
 			t.Fatalf("Unmarshal = %v, encoding/json = %v", err, stdErr)
 		}
+		if NumbersFit(b) != (stdErr == nil) {
+			t.Fatalf("NumbersFit = %v, encoding/json = %v", NumbersFit(b), stdErr)
+		}
 		if err != nil {
 			// A valid value that does not fit: numbers beyond float64.
 			var te *json.UnmarshalTypeError

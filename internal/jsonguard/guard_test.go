@@ -326,3 +326,19 @@ func TestAppendString(t *testing.T) {
 		}
 	}
 }
+
+func TestNumbersFit(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{`{"type":"x"}`, true}, {`{"n":1e308}`, true}, {`{"n":1e999}`, false}, {`{"n":-1E+999}`, false},
+		{`{"n":1e-999}`, true}, {`{"s":"1e999"}`, true}, {`{"s":"\"1e999"}`, true}, {`[1,2.5,-0,1e999]`, false},
+		{`{"n":` + strings.Repeat("9", 400) + `}`, false}, {`{"n":` + strings.Repeat("9", 300) + `}`, true},
+	} {
+		var v any
+		if got := NumbersFit([]byte(c.in)); got != c.want || got != (stdjson.Unmarshal([]byte(c.in), &v) == nil) {
+			t.Errorf("NumbersFit(%.40s) = %v, want %v (and what encoding/json says)", c.in, got, c.want)
+		}
+	}
+}

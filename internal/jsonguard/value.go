@@ -161,3 +161,41 @@ func (d *valueDecoder) number(i int) (any, int, error) {
 func isNumByte(c byte) bool {
 	return '0' <= c && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
 }
+
+// NumbersFit reports whether every number in b, a value [Check] has
+// accepted, fits a float64: the one way such a value can still fail to
+// decode into an interface{} (1e999). It lets a parser that does not need
+// the decoded value hold a line to the same rule as one that decodes it,
+// without building it. Numbers without an exponent and of at most 308
+// digits always fit; only the others are parsed.
+func NumbersFit(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '"':
+			end, _, ok := StringEnd(b, i)
+			if !ok {
+				return true // not Check-valid: unspecified
+			}
+			i = end
+		case c == '-' || '0' <= c && c <= '9':
+			j, exp := i, false
+			for j < len(b) && isNumByte(b[j]) {
+				exp = exp || b[j] == 'e' || b[j] == 'E'
+				j++
+			}
+			if (exp || j-i > 308) && !fits(b[i:j]) {
+				return false
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return true
+}
+
+func fits(num []byte) bool {
+	_, err := strconv.ParseFloat(string(num), 64)
+	return err == nil
+}

@@ -186,9 +186,10 @@ func TestMessageTypes(t *testing.T) {
 		}},
 		{"unknown message type", Options{}, Outcome{}, []string{initL(), `{"type":"hologram_event","session_id":"` + sid + `","v":{"a":[1]}}`, okL("x")}, func(t *testing.T, r run) {
 			wantKinds(t, kinds(r), "run.started", "claude/hologram_event", "run.finished")
-			wantKinds(t, itemKinds(r), "init", "system:hologram_event", "result")
-			if !valid(r) {
-				t.Error("an unknown type is not malformed")
+			// No transcript item: a count.
+			wantKinds(t, itemKinds(r), "init", "result")
+			if !valid(r) || r.Response.Metadata[MetaUnknown] != "1" {
+				t.Errorf("an unknown type is not malformed, and is counted: %v", r.Response.Metadata)
 			}
 		}},
 		{"rate limit event", Options{}, Outcome{}, []string{initL(),

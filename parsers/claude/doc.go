@@ -80,7 +80,7 @@
 //	control_response (to the host)    none (the host knows what it asked)    system
 //	conversation_reset                claude/conversation_reset              system; later lines may carry the new session id
 //	transcript_mirror                 claude/transcript_mirror               none (SDK-internal)
-//	any other type                    claude/<type> (Raw = the line)         system "unknown message type"
+//	any other type                    claude/<type> (Raw = the line)         none; counted in Metadata["unknown"]
 //	not JSON, no type, bad shape      claude/malformed                       stdout (verbatim) or system malformed; poisons the checkpoint
 //	session_id differs from before    claude/malformed                       system malformed; poisons the checkpoint
 //	any line after the root result    claude/malformed                       system malformed; poisons the checkpoint

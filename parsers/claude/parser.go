@@ -248,7 +248,10 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	if h := handlers[string(typ)]; h != nil {
 		return h(p, f)
 	}
-	return p.customLine(f, string(typ), true)
+	// An unknown type is a custom payload and a count (MetaUnknown), not a
+	// transcript item: a CLI that writes a million keep_alive lines must
+	// not make the transcript a million items long.
+	return p.customLine(f, string(typ), false)
 }
 
 // handlers maps the "type" of a line to its handler; stream_event has its
@@ -362,6 +365,15 @@ func rawLine(f ndjson.Frame) map[string]any {
 // kind claude/<event> with the decoded line in Raw, and, when it has audit
 // value, a system transcript item.
 func (p *Parser) customLine(f ndjson.Frame, event string, item bool) error {
+	if !item && !p.opts.Streaming {
+		// Nothing to build: hold the line to the rules Decode applies
+		// without building the value.
+		if jsonguard.Check(f.Data, 0) != nil || !jsonguard.NumbersFit(f.Data) {
+			return p.bad(f, "undecodable "+quote(event)+" line")
+		}
+		p.custom++
+		return p.em.Err()
+	}
 	raw := rawLine(f)
 	if raw == nil {
 		return p.bad(f, "undecodable "+quote(event)+" line")

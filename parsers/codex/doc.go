@@ -130,7 +130,10 @@
 // the terminal. A leading byte order mark is not malformed: it is skipped
 // and kept in the raw stream, as every parser does (package ndjson). Each is kept as a stdout item and
 // parsing goes on. Unknown event and item types are not malformed: codex
-// adds them over time. They are counted in Metadata["unknown"].
+// adds them over time. They are counted in Metadata["unknown"]; an unknown
+// event type is a custom payload codex/<type> only (no transcript item, so
+// that a flood of them keeps the transcript short), an unknown item type a
+// custom payload and, on completion, a system item.
 //
 // # Decoding and speed
 //

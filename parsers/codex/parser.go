@@ -345,6 +345,8 @@ func rawOf(f ndjson.Frame) (map[string]any, error) {
 	return m, nil
 }
 
+var errNumberRange = errors.New("a number does not fit a float64")
+
 // undecodable records a line that is valid JSON but cannot be decoded
 // (a number like 1e999 overflows float64) as malformed, with its bytes kept
 // verbatim: never a custom payload with a null value.
@@ -353,22 +355,28 @@ func (p *Parser) undecodable(f ndjson.Frame, err error) error {
 }
 
 // unknownEvent keeps an event type this parser does not know as a custom
-// payload codex/<type> with the whole event in Raw, and a system
-// transcript item. It is counted, not malformed: codex adds event types
+// payload codex/<type> with the whole event in Raw (no transcript item). It is counted, not malformed: codex adds event types
 // over time (item.plan.delta, request_user_input, ...).
 func (p *Parser) unknownEvent(f ndjson.Frame, typ string) error {
 	if err := jsonguard.Check(f.Data, 0); err != nil {
 		return p.malformedLine(f, "invalid JSON: "+err.Error())
+	}
+	if !p.opts.Streaming {
+		// No payload to build: hold the line to the rule Decode applies
+		// without building the value.
+		if !jsonguard.NumbersFit(f.Data) {
+			return p.undecodable(f, errNumberRange)
+		}
+		p.unknown++
+		return nil
 	}
 	raw, err := rawOf(f)
 	if err != nil {
 		return p.undecodable(f, err)
 	}
 	p.unknown++
-	if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: "codex event " + typ,
-		Metadata: map[string]string{"event": typ}, Data: map[string]any{"event": raw}}); err != nil {
-		return err
-	}
+	// A custom payload and a count, not a transcript item: a stream of a
+	// million unknown events must not make the transcript a million items.
 	return p.em.Custom(Provider, typ, driver.StreamPayload{Raw: raw})
 }
 

@@ -520,7 +520,15 @@ func TestUndecodableEvent(t *testing.T) {
 		`{"type":"item.completed","item":{"id":"item_5","type":"collab_tool_call","n":1e999}}`,
 		`{"type":"item.started","item":{"id":"item_1","type":"todo_list","items":[],"n":1e999}}`,
 	} {
-		r := mustRun(t, lines(lThread, lTurn, bad, lMsg, lDone), streaming, Outcome{})
+		for _, opts := range []Options{streaming, {}} {
+			undecodable(t, bad, mustRun(t, lines(lThread, lTurn, bad, lMsg, lDone), opts, Outcome{}))
+		}
+	}
+}
+
+func undecodable(t *testing.T, bad string, r result) {
+	t.Helper()
+	{
 		var found bool
 		for _, it := range r.Items {
 			if it.Kind == driver.TranscriptStdout && it.Text == bad && strings.HasPrefix(it.Metadata["malformed"], "undecodable JSON") {
