@@ -424,8 +424,15 @@ func (m *machine) scanLFs() {
 		m.clean = crlf == 0 // always true: a CRLF has a CR
 		return
 	}
-	m.count(last - c)
-	m.clean = bytes.Count(m.buf[c:last], []byte{'\r'}) == crlf
+	crs := 0
+	if c == m.lfs[0]-1 {
+		crs, c = 1, c+1 // the first line's CRLF: one CR less to count
+	}
+	if c < last {
+		m.count(last - c)
+		crs += bytes.Count(m.buf[c:last], []byte{'\r'})
+	}
+	m.clean = crs == crlf
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
@@ -567,7 +574,11 @@ func (m *machine) dispatch(next int, incomplete bool) status {
 	f.Kind = KindEvent
 	f.Event = ""
 	if m.hasEvent {
-		f.Event = m.intern(m.buf[m.ev0:m.ev1])
+		if name := m.buf[m.ev0:m.ev1]; string(name) == m.names[0] {
+			f.Event = m.names[0] // the same name as the last event's
+		} else {
+			f.Event = m.intern(name)
+		}
 	}
 	if m.ndata == 1 {
 		f.Data = m.buf[m.d0:m.d1:m.d1]
@@ -698,6 +709,10 @@ func (m *machine) fieldLine(line []byte) {
 		if v < len(line) && line[v] == ' ' {
 			v++
 		}
+		if m.ndata == 0 {
+			m.d0, m.d1, m.ndata = base+v, base+len(line), 1
+			return
+		}
 		m.data(base+v, base+len(line))
 		return
 	}
@@ -811,12 +826,9 @@ func parseRetry(b []byte) (time.Duration, bool) {
 // stream of known names allocates nothing per event. The names are kept
 // most recent first; a new name pushes out the least recent one.
 func (m *machine) intern(b []byte) string {
-	if string(b) == m.names[0] {
-		return m.names[0]
-	}
-	for i := 1; i < len(m.names); i++ {
+	for i := 0; i < len(m.names); i++ {
 		if s := m.names[i]; string(b) == s {
-			copy(m.names[1:i+1], m.names[:i])
+			copy(m.names[1:i+1], m.names[:i]) // a no-op for i == 0
 			m.names[0] = s
 			return s
 		}
