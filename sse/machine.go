@@ -411,28 +411,29 @@ func (m *machine) scanLFs() {
 	if m.nlf == 0 {
 		return
 	}
-	last := m.lfs[m.nlf-1]
-	c := m.cr.at
-	if c < m.ls {
-		if m.cr.at < 0 && m.cr.from >= last {
-			c = -1
-		} else {
-			c = m.cr.find(m.buf, m.ls, m.w, '\r', &m.work)
-		}
-	}
-	if c < 0 || c > last {
-		m.clean = crlf == 0 // always true: a CRLF has a CR
-		return
+	// Count the CRs in buf[ls:last], starting where the CR finder's
+	// knowledge ends: one call for the batch.
+	last := m.lfs[n-1]
+	from := m.ls
+	if m.cr.at >= m.ls {
+		from = m.cr.at // the first CR at or after ls
+	} else if m.cr.at < 0 && m.cr.from > from {
+		from = min(m.cr.from, last) // no CR in buf[ls:cr.from]
 	}
 	crs := 0
-	if c == m.lfs[0]-1 {
-		crs, c = 1, c+1 // the first line's CRLF: one CR less to count
-	}
-	if c < last {
-		m.count(last - c)
-		crs += bytes.Count(m.buf[c:last], []byte{'\r'})
+	if from < last {
+		m.count(last - from)
+		crs = bytes.Count(m.buf[from:last], []byte{'\r'})
 	}
 	m.clean = crs == crlf
+	if crs == 0 && m.cr.at < m.ls {
+		// Keep what the count learnt: no CR in buf[ls:last].
+		if m.cr.at < 0 {
+			m.cr.from = max(m.cr.from, last)
+		} else {
+			m.cr.at, m.cr.from = -1, last
+		}
+	}
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
