@@ -6,7 +6,11 @@ RECORD_CACHE ?= .cache/npm
 RECORD_RUN ?=
 # RECORD_JOBS cases are recorded at once.
 RECORD_JOBS ?= 2
-RECORD_CMD = $(GO) run ./cmd/agentwire-record -cache $(RECORD_CACHE) -jobs $(RECORD_JOBS) $(if $(RECORD_RUN),-run '$(RECORD_RUN)')
+# RECORD_SCRATCH, when set, replaces /var/tmp/agentwire-record as the root of
+# the per-case scratch directories (outside any git work tree); the
+# recordings are normalised to the default root, so they compare the same.
+RECORD_SCRATCH ?=
+RECORD_CMD = $(GO) run ./cmd/agentwire-record -cache $(RECORD_CACHE) -jobs $(RECORD_JOBS) $(if $(RECORD_RUN),-run '$(RECORD_RUN)') $(if $(RECORD_SCRATCH),-scratch '$(RECORD_SCRATCH)')
 
 .PHONY: cli-install record corpus-verify corpus-check
 
@@ -19,7 +23,8 @@ record: cli-install
 	$(RECORD_CMD)
 
 # Re-record into a temporary directory and diff against the committed
-# corpus after normalising ids, timestamps, durations and paths.
+# corpus after normalising what depends on the machine, the clock or
+# chance (corpus/README.md, "What is normalised").
 corpus-verify: cli-install
 	$(RECORD_CMD) -verify
 

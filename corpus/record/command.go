@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"regexp"
 	"syscall"
 )
@@ -105,12 +104,7 @@ func Main(args, self []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	abs, err := filepath.Abs(*scratch)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	drift, err := VerifyScratch(*out, tmp, re, abs)
+	drift, err := Verify(*out, tmp, re)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

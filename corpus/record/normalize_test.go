@@ -108,14 +108,14 @@ func (m machine) requestBodies(t *testing.T, cmd string) (claude, codex []byte) 
 	return claude, codex
 }
 
-// recordOn writes what the recorder writes for one run of appserver/x and
-// claude/x recorded on machine m: requests.jsonl from the request bodies,
-// the other files from the committed recordings, with m's facts put in
-// place of those of the machine they were recorded on.
+// recordOn records one run of claude/…/tool-success and of
+// appserver/…/tool-success on machine m into the corpus root root, the way
+// the recorder writes them (writeRun): the requests from requestBodies, the
+// CLI's streams and meta.json from the committed recordings (made on
+// machineA) with m's facts put in place of machineA's.
 func (m machine) recordOn(t *testing.T, root, cmd string) {
 	t.Helper()
 	cb, xb := m.requestBodies(t, cmd)
-	files := map[string]string{}
 	for _, c := range []struct {
 		api       mock.API
 		dst, from string
@@ -124,23 +124,24 @@ func (m machine) recordOn(t *testing.T, root, cmd string) {
 		{mock.Messages, "claude/claude-code@2.1.328/tool-success", "../claude/claude-code@2.1.328/tool-success", cb},
 		{mock.Responses, "appserver/codex@0.169.0/tool-success", "../appserver/codex@0.169.0/tool-success", xb},
 	} {
-		reqs, err := requestsJSONL(c.api, m.scratch, []mock.Request{{Seq: 1, Method: "POST", Path: "/v1/x", Body: c.body}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[c.dst+"/requests.jsonl"] = string(reqs)
-		for _, f := range []string{"stdout", "stderr", "stdin", "meta.json"} {
+		read := func(f string) []byte {
 			b, err := os.ReadFile(filepath.Join(c.from, f))
-			if os.IsNotExist(err) {
-				continue
-			}
-			if err != nil {
+			if err != nil && !os.IsNotExist(err) {
 				t.Fatal(err)
 			}
-			files[c.dst+"/"+f] = m.rewrite(string(b))
+			return []byte(m.rewrite(string(b)))
+		}
+		var meta Meta
+		if err := json.Unmarshal(read("meta.json"), &meta); err != nil {
+			t.Fatal(err)
+		}
+		stdin := read("stdin")
+		ro := runOut{meta: meta, res: &runResult{Stdout: read("stdout"), Stderr: read("stderr"), Stdin: stdin, StdinUsed: len(stdin) > 0},
+			requests: []mock.Request{{Seq: 1, Method: "POST", Path: "/v1/x", Body: c.body}}}
+		if err := writeRun(filepath.Join(root, c.dst), c.api, m.scratch, ro); err != nil {
+			t.Fatal(err)
 		}
 	}
-	writeFiles(t, root, files)
 }
 
 var (
@@ -148,7 +149,8 @@ var (
 	recordedPid    = regexp.MustCompile(`("processId":"|"pid":|cc-socks/)\d+`)
 	recordedHost   = regexp.MustCompile(`("serverName":")vm"`)
 	recordedUname  = regexp.MustCompile(`\(Debian 12\.0\.0; x86_64\)`)
-	recordedMeta   = regexp.MustCompile(`("recorded": ")[^"]*"|("duration_ms": )\d+`)
+	recordedAt     = regexp.MustCompile(`("recorded": ")[^"]*"`)
+	recordedDur    = regexp.MustCompile(`("duration_ms": )\d+`)
 	bubblewrapLine = regexp.MustCompile(`(?m)^.*bubblewrap.*\n`)
 )
 
@@ -163,7 +165,8 @@ func (m machine) rewrite(s string) string {
 	s = recordedPid.ReplaceAllString(s, "${1}"+strconv.Itoa(m.pid))
 	s = recordedHost.ReplaceAllString(s, `${1}`+m.host+`"`)
 	s = recordedUname.ReplaceAllString(s, "("+m.uname+")")
-	s = recordedMeta.ReplaceAllString(s, `${1}${2}`+"12345")
+	s = recordedAt.ReplaceAllString(s, `${1}`+m.date+`T23:59:59Z"`)
+	s = recordedDur.ReplaceAllString(s, "${1}123456")
 	// Machine B has bubblewrap installed: codex does not warn.
 	return bubblewrapLine.ReplaceAllString(s, "")
 }
@@ -193,10 +196,10 @@ func TestVerifyAnotherMachine(t *testing.T) {
 		t.Errorf("the OS version is not normalised in requests.jsonl: %s", a)
 	}
 	if s, _ := os.ReadFile(filepath.Join(got, "appserver/codex@0.169.0/tool-success/stdout")); !bytes.Contains(s, []byte(`"serverName":"buildbox-42"`)) ||
-		!bytes.Contains(s, []byte(machineB.scratch+"/appserver/")) || bytes.Contains(s, []byte("2026-11-30")) {
-		t.Fatal("the committed recording was not rewritten for machine B")
+		bytes.Contains(s, []byte(machineB.scratch)) || !bytes.Contains(s, []byte(DefaultScratch+"/appserver/")) || bytes.Contains(s, []byte("2026-11-30")) {
+		t.Fatalf("machine B's stdout is not the CLI's with the scratch root rewritten:\n%.600s", s)
 	}
-	d, err := VerifyScratch(want, got, nil, machineB.scratch)
+	d, err := Verify(want, got, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +234,7 @@ func TestVerifyAnotherMachine(t *testing.T) {
 			if err := os.WriteFile(p, []byte(changed), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			d, err := VerifyScratch(want, got, nil, machineB.scratch)
+			d, err := Verify(want, got, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,7 +248,7 @@ func TestVerifyAnotherMachine(t *testing.T) {
 	// into requests.jsonl, Verify reports it.
 	other := t.TempDir()
 	machineB.recordOn(t, other, "echo bye from bash")
-	d, err = VerifyScratch(want, other, nil, machineB.scratch)
+	d, err = Verify(want, other, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -385,7 +385,9 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 }
 
 // writeRun writes the files of one run into dir. scratch is the scratch
-// root the run was recorded under (see NormalizeRequest).
+// root the run was recorded under: in stdout, stderr and stdin it is
+// rewritten to DefaultScratch (with the directory slugs Claude Code derives
+// from it), requests.jsonl is normalised whole (see NormalizeRequest).
 func writeRun(dir string, api mock.API, scratch string, ro runOut) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -393,6 +395,11 @@ func writeRun(dir string, api mock.API, scratch string, ro runOut) error {
 	files := map[string][]byte{"stdout": ro.res.Stdout, "stderr": ro.res.Stderr}
 	if ro.res.StdinUsed {
 		files["stdin"] = ro.res.Stdin
+	}
+	if rewrite := scratchRewriter(scratch); rewrite != nil {
+		for name, b := range files {
+			files[name] = rewrite(b)
+		}
 	}
 	reqs, err := requestsJSONL(api, scratch, ro.requests)
 	if err != nil {

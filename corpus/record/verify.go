@@ -113,18 +113,10 @@ var seqField = regexp.MustCompile(`(?m)^\{"seq":\d+,`)
 // Verify compares the recordings under got with those under want (both
 // corpus roots), for the cases present in got and, when match is set, the
 // cases of want it selects; it returns the drift as a unified diff after
-// normalisation ("" when there is none).
+// normalisation ("" when there is none). The recorder writes every file with
+// the scratch root rewritten to DefaultScratch, so recordings made under
+// another root compare as they are.
 func Verify(want, got string, match *regexp.Regexp) (string, error) {
-	return VerifyScratch(want, got, match, "")
-}
-
-// VerifyScratch is Verify for a re-recording made with another scratch root
-// than DefaultScratch: the paths under gotScratch (and the directory slugs
-// Claude Code derives from them) in its stdout, stderr, stdin and meta.json
-// are rewritten to DefaultScratch first (the recorder has already done so in
-// requests.jsonl, see NormalizeRequest).
-func VerifyScratch(want, got string, match *regexp.Regexp, gotScratch string) (string, error) {
-	rewrite := scratchRewriter(gotScratch)
 	gotFiles, err := recordedFiles(got)
 	if err != nil {
 		return "", err
@@ -171,9 +163,6 @@ func VerifyScratch(want, got string, match *regexp.Regexp, gotScratch string) (s
 		b, err := os.ReadFile(filepath.Join(got, f))
 		if err != nil {
 			return "", err
-		}
-		if rewrite != nil && filepath.Base(f) != "requests.jsonl" {
-			b = rewrite(b)
 		}
 		switch filepath.Base(f) {
 		case "meta.json":

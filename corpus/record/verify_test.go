@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentwire/agentwire/corpus/mock"
 )
 
 func TestNormalize(t *testing.T) {
@@ -114,20 +116,44 @@ func TestClearRecordingKeepsGoldens(t *testing.T) {
 	}
 }
 
-func TestVerifyScratchAndClaudeTasks(t *testing.T) {
+func TestVerifyClaudeTasks(t *testing.T) {
 	want, got := t.TempDir(), t.TempDir()
 	writeFiles(t, want, map[string]string{
-		"claude/claude-code@1/big/stdout": `{"cwd":"/var/tmp/agentwire-record/claude/x","slug":"-var-tmp-agentwire-record-claude-x"}` + "\n" +
+		"claude/claude-code@1/big/stdout": `{"cwd":"/var/tmp/agentwire-record/claude/x"}` + "\n" +
 			`{"type":"system","subtype":"task_started","task_id":"bb6z8i3pa"}` + "\n" +
 			`{"type":"user","content":"saved to tool-results/bb6z8i3pa.txt"}` + "\n",
 	})
 	writeFiles(t, got, map[string]string{
-		"claude/claude-code@1/big/stdout": `{"cwd":"/var/tmp/v3/claude/x","slug":"-var-tmp-v3-claude-x"}` + "\n" +
+		"claude/claude-code@1/big/stdout": `{"cwd":"/var/tmp/agentwire-record/claude/x"}` + "\n" +
 			`{"type":"user","content":"saved to tool-results/bfl0qn3k6.txt"}` + "\n",
 	})
-	d, err := VerifyScratch(want, got, nil, "/var/tmp/v3")
+	d, err := Verify(want, got, nil)
 	if err != nil || d != "" {
 		t.Fatalf("drift %q, err %v", d, err)
+	}
+}
+
+// TestWriteRunScratch records under another scratch root than
+// DefaultScratch: every file is written as if recorded under the default.
+func TestWriteRunScratch(t *testing.T) {
+	dir := t.TempDir()
+	const other = "/var/tmp" // a prefix of DefaultScratch: rewritten once
+	ro := runOut{res: &runResult{
+		Stdout: []byte(`{"cwd":"/var/tmp/claude/x/work","slug":"-var-tmp-claude-x-work"}` + "\n"),
+		Stderr: []byte("log /var/tmp/claude/x/tmp\n"), Stdin: []byte(`{"cwd":"/var/tmp/claude/x/work"}` + "\n"), StdinUsed: true},
+		requests: []mock.Request{{Seq: 1, Body: []byte(`{"messages":[{"role":"user","content":"in /var/tmp/claude/x/work"}]}`)}}}
+	if err := writeRun(dir, mock.Messages, other, ro); err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]string{
+		"stdout":         `{"cwd":"/var/tmp/agentwire-record/claude/x/work","slug":"-var-tmp-agentwire-record-claude-x-work"}` + "\n",
+		"stderr":         "log /var/tmp/agentwire-record/claude/x/tmp\n",
+		"stdin":          `{"cwd":"/var/tmp/agentwire-record/claude/x/work"}` + "\n",
+		"requests.jsonl": `{"seq":1,"method":"","path":"","reply":0,"keys":["messages"],"conversation":[{"content":"in /var/tmp/agentwire-record/claude/x/work","role":"user"}],"bytes":85}` + "\n",
+	} {
+		if b, _ := os.ReadFile(filepath.Join(dir, f)); string(b) != want {
+			t.Errorf("%s = %s, want %s", f, b, want)
+		}
 	}
 }
 
