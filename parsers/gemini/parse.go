@@ -2,52 +2,45 @@ package gemini
 
 import (
 	"bufio"
-	"errors"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/feed"
+	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/sse"
 )
 
-// Parse runs a whole response body through a Parser: status and
-// contentType are the response's (they become Options.HTTPStatus and
-// Options.ContentType, overriding opts), body is read to its end and kept
-// byte for byte in RawStreams.Stdout.
+// Parse runs a whole response body through a Parser with internal/feed's
+// one loop: status and contentType are the response's (they become
+// Options.HTTPStatus and Options.ContentType, overriding opts), body is
+// read to its end and kept byte for byte in RawStreams.Stdout, and
+// Options.Observe is told where each frame starts.
 //
 // The framing is sniffed from the body, never taken from contentType: a
 // body whose first byte (after a byte order mark and whitespace) is '{' or
-// '[' is one JSON value and goes to FeedJSON (the API's error bodies are
-// pretty-printed JSON even when served as text/event-stream, and
-// streamGenerateContent without alt=sse answers with a JSON array); any
-// other body is SSE, framed by an sse.Reader whose frames and framing
-// errors are fed in order. A JSON body is read whole before it is parsed.
+// '[' is one JSON value, read whole and fed as one frame (the API's error
+// bodies are pretty-printed JSON even when served as text/event-stream,
+// and streamGenerateContent without alt=sse answers with a JSON array);
+// any other body is SSE, framed by an sse.Reader whose frames and framing
+// errors are fed in order.
 //
-// A read error is the Outcome's Err: the stream broke off, the run is an
-// incomplete failure, and Parse returns the error with the Response.
+// A sink error stops the feeding, but the body is still read to its end
+// and the sink error returned. A read error is joined into the Outcome's
+// Err: the stream broke off, the run is an incomplete failure, and Parse
+// returns the error with the Response.
 func Parse(status int, contentType string, body io.Reader, sink driver.EventSink, opts Options) (driver.Response, error) {
 	opts.HTTPStatus, opts.ContentType = status, contentType
-	p := New(sink, opts)
-	var raw strings.Builder
-	if l, ok := body.(interface{ Len() int }); ok {
-		raw.Grow(l.Len())
-	}
-	var out Outcome
 	br := bufio.NewReaderSize(body, 4096)
-	sinkErr, readErr := feedBody(p, br, &raw)
-	if readErr != nil {
-		out.Err = readErr
+	src := io.Reader(br)
+	if l, ok := body.(interface{ Len() int }); ok {
+		src = sized{br, l.Len()}
 	}
-	resp, err := p.Finish(out)
-	if sinkErr != nil && err == nil {
-		err = sinkErr
+	fr := sseFraming(opts.MaxEventSize)
+	if looksJSON(br) {
+		fr = jsonFraming
 	}
-	if resp.RawStreams == nil {
-		resp.RawStreams = &driver.RawStreams{}
-	}
-	resp.RawStreams.Stdout = raw.String()
-	return resp, err
+	return feed.Parse(fr, New(sink, opts), feed.Capture{Stdout: src}, opts.Observe, nil)
 }
 
 // ParseResponse is Parse for an *http.Response, as net/http or an SDK's
@@ -58,57 +51,69 @@ func ParseResponse(resp *http.Response, sink driver.EventSink, opts Options) (dr
 	return Parse(resp.StatusCode, resp.Header.Get("Content-Type"), resp.Body, sink, opts)
 }
 
-// feedBody sniffs the framing and feeds the whole body; it returns the
-// first sink error and the read error.
-func feedBody(p *Parser, br *bufio.Reader, raw *strings.Builder) (sinkErr, readErr error) {
-	if looksJSON(br) {
-		b, err := io.ReadAll(br)
-		raw.Write(b)
-		if err != nil {
-			readErr = err
-		}
-		return p.FeedJSON(b), readErr
+// sized keeps the body's length visible through the sniffing reader, so
+// that the raw copy is sized at once.
+type sized struct {
+	io.Reader
+	n int
+}
+
+func (s sized) Len() int { return s.n }
+
+// sseFraming frames an SSE body.
+func sseFraming(maxEvent int) feed.Framing[sse.Frame] {
+	return feed.Framing[sse.Frame]{
+		Open: func(src io.Reader, tee io.Writer) feed.Reader[sse.Frame] {
+			return sse.NewReader(src, sse.Options{Tee: tee, MaxEventSize: maxEvent})
+		},
+		Recoverable: sse.IsRecoverable,
 	}
-	r := sse.NewReader(br, sse.Options{Tee: raw, MaxEventSize: p.opts.MaxEventSize})
-	for sinkErr == nil {
-		f, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		switch {
-		case err == nil:
-			sinkErr = p.Feed(f)
-		case isFramingError(err):
-			sinkErr = p.FeedError(err)
-		default:
-			return sinkErr, err
+}
+
+// jsonFraming gives a body that is one JSON value as one event frame whose
+// Data and Raw are the whole body.
+var jsonFraming = feed.Framing[sse.Frame]{
+	Open: func(src io.Reader, tee io.Writer) feed.Reader[sse.Frame] {
+		return &wholeBody{src: src, tee: tee}
+	},
+	Recoverable: sse.IsRecoverable,
+}
+
+type wholeBody struct {
+	src  io.Reader
+	tee  io.Writer
+	done bool
+}
+
+func (w *wholeBody) Next() (sse.Frame, error) {
+	if w.done {
+		return sse.Frame{}, io.EOF
+	}
+	w.done = true
+	b, err := io.ReadAll(w.src)
+	if w.tee != nil {
+		if _, terr := w.tee.Write(b); terr != nil && err == nil {
+			err = terr
 		}
 	}
-	if sinkErr != nil {
-		// Keep the rest of the body in the raw bytes.
-		_, _ = io.Copy(raw, br)
+	if err != nil {
+		return sse.Frame{}, err
 	}
-	return sinkErr, nil
+	return sse.Frame{Kind: sse.KindEvent, Data: b, Raw: b, Line: 1}, nil
 }
 
 // looksJSON reports whether the body's first byte after a byte order mark
-// and JSON whitespace is '{' or '['. It peeks without consuming.
+// and JSON whitespace is '{' or '['. It peeks without consuming, at most
+// the reader's buffer size.
 func looksJSON(br *bufio.Reader) bool {
-	for n := 1; n <= br.Size(); n++ {
+	for n := 1; n <= br.Size(); n *= 2 {
 		b, err := br.Peek(n)
-		if len(b) < n {
-			return false
-		}
 		i := 0
 		if len(b) >= 3 && string(b[:3]) == "\xef\xbb\xbf" {
 			i = 3
-		} else if n < 3 && strings.HasPrefix("\xef\xbb\xbf", string(b)) {
-			continue
 		}
-		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-			i++
-		}
-		if i < len(b) {
+		i = jsonguard.SkipWS(b, i)
+		if i < len(b) && (len(b) >= 3 || b[0] != 0xef) {
 			return b[i] == '{' || b[i] == '['
 		}
 		if err != nil {
@@ -116,11 +121,4 @@ func looksJSON(br *bufio.Reader) bool {
 		}
 	}
 	return false
-}
-
-// isFramingError reports whether err is the sse reader's positioned,
-// recoverable error (an oversized event) rather than a read error.
-func isFramingError(err error) bool {
-	var se *sse.Error
-	return errors.As(err, &se)
 }

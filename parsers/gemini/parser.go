@@ -35,6 +35,10 @@ type Options struct {
 	// MaxEventSize is the sse reader's limit on one event (Parse and
 	// ParseResponse); zero means sse.DefaultMaxEventSize.
 	MaxEventSize int
+	// Observe, when set, is told by Parse where each frame starts, before
+	// the frame is fed: its byte offset in the body and its 1-based line;
+	// then (len(body), 0) before Finish. Feed and Finish ignore it.
+	Observe func(offset int64, line int)
 	// ContentType is the response's Content-Type, kept in
 	// Response.Metadata. The parser never trusts it to choose the framing:
 	// Parse sniffs the body (see Parse).
@@ -172,7 +176,7 @@ func (p *Parser) Feed(f sse.Frame) error {
 	if f.Kind != sse.KindEvent {
 		return nil
 	}
-	d := f.Data
+	d := bytes.TrimPrefix(f.Data, []byte("\xef\xbb\xbf"))
 	i := jsonguard.SkipWS(d, 0)
 	if i == len(d) || string(d[i:]) == "[DONE]" {
 		// Gemini sends neither; an OpenAI-style proxy may add the sentinel.
@@ -184,20 +188,11 @@ func (p *Parser) Feed(f sse.Frame) error {
 // FeedJSON processes a body that is not SSE: one JSON value, either a
 // GenerateContentResponse, an error object (the non-2xx bodies, even when
 // they are served as text/event-stream), or a JSON array of either (the
-// streamGenerateContent answer without alt=sse). Parse calls it when the
-// body starts with '{' or '['.
+// streamGenerateContent answer without alt=sse). It is Feed of one event
+// frame holding the whole body; Parse uses it for a body that starts with
+// '{' or '['.
 func (p *Parser) FeedJSON(body []byte) error {
-	if p.done {
-		return ErrFinished
-	}
-	if err := p.em.Err(); err != nil {
-		return err
-	}
-	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
-	if jsonguard.SkipWS(body, 0) == len(body) {
-		return nil
-	}
-	return p.value(body, 0, 1)
+	return p.Feed(sse.Frame{Kind: sse.KindEvent, Data: body, Raw: body, Line: 1})
 }
 
 // FeedError records a framing error of the SSE reader (a *sse.Error: an
