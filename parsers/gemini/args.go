@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/segmentio/encoding/json"
+
+	"github.com/agentwire/agentwire/internal/jsonguard"
 )
 
 // argsBuilder assembles the arguments of a function call streamed with
@@ -28,7 +30,7 @@ type pathSeg struct {
 // problem description, or "".
 func (b *argsBuilder) apply(raw []byte) string {
 	var frags []map[string]any
-	if err := json.Unmarshal(raw, &frags); err != nil {
+	if err := jsonguard.Unmarshal(raw, &frags, 0); err != nil {
 		return "functionCall.partialArgs: " + err.Error()
 	}
 	if b.root == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/emit"
@@ -76,12 +77,13 @@ type candState struct {
 
 	block    blockKind
 	blockID  string
-	texts    int // text blocks opened
-	thoughts int // thought blocks opened
-	buf      strings.Builder
-	sig      string // thoughtSignature of the open block
-	calls    int    // function calls seen (for synthesized ids)
-	codes    int    // executableCode parts seen
+	texts    int             // text blocks opened
+	thoughts int             // thought blocks opened
+	buf      strings.Builder // the open block's text (but candidate 0's answer text)
+	start    int             // where candidate 0's open text block starts in Parser.output
+	sig      string          // thoughtSignature of the open block
+	calls    int             // function calls seen (for synthesized ids)
+	codes    int             // executableCode parts seen
 
 	stream *streamCall // the open streamed function call
 	// pending are the client function calls no functionResponse answered.
@@ -134,6 +136,7 @@ type Parser struct {
 	firstProblem string
 	unknown      int
 	unknownSeen  map[string]bool
+	scratch      []byte // text decoding
 	done         bool
 }
 
@@ -498,7 +501,7 @@ func (p *Parser) text(c *candState, pt *part) error {
 	if pt.thought {
 		want = blockThought
 	}
-	if pt.text == "" {
+	if len(pt.text) <= 2 {
 		// An empty text part carries nothing but, sometimes, the
 		// signature of the thinking behind the answer.
 		if pt.signature != "" {
@@ -514,22 +517,40 @@ func (p *Parser) text(c *candState, pt *part) error {
 		if want == blockText {
 			c.texts++
 			c.blockID = c.prefix + "text-" + strconv.Itoa(c.texts)
+			c.start = p.output.Len()
 		} else {
 			c.thoughts++
 			c.blockID = c.prefix + "thought-" + strconv.Itoa(c.thoughts)
 		}
 	}
-	c.buf.WriteString(pt.text)
 	if pt.signature != "" {
 		c.sig = pt.signature
 	}
-	fam := emit.Text
-	if want == blockThought {
+	fam, dst := emit.Text, &c.buf
+	switch {
+	case want == blockThought:
 		fam = emit.Reasoning
-	} else if c.index == 0 {
-		p.output.WriteString(pt.text)
+	case c.index == 0:
+		// Candidate 0's answer text is Output; its block's item and each
+		// delta are substrings of it, not copies.
+		dst = &p.output
 	}
-	return p.em.Delta(fam, "", c.blockID, pt.text)
+	return p.em.Delta(fam, "", c.blockID, p.appendText(dst, pt.text))
+}
+
+// appendText decodes the string literal lit onto dst and returns the
+// decoded text, a substring of dst's contents: a Builder never changes
+// the bytes it has written, so the substring stays valid as dst grows.
+func (p *Parser) appendText(dst *strings.Builder, lit []byte) string {
+	n := dst.Len()
+	in := lit[1 : len(lit)-1]
+	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		dst.Write(in)
+	} else {
+		p.scratch = jsonguard.AppendString(p.scratch[:0], lit)
+		dst.Write(p.scratch)
+	}
+	return dst.String()[n:]
 }
 
 // signature keeps a thoughtSignature that came on a part without text: on
@@ -556,8 +577,13 @@ func (p *Parser) closeBlock(c *candState) error {
 	}
 	it := driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: c.buf.String()}
 	fam := emit.Text
-	if c.block == blockThought {
+	switch {
+	case c.block == blockThought:
 		it.Kind, fam = driver.TranscriptThinking, emit.Reasoning
+	case c.index == 0:
+		// A Builder never changes bytes it has written: the substring
+		// stays valid as Output grows.
+		it.Text = p.output.String()[c.start:]
 	}
 	if c.sig != "" {
 		it.Data = map[string]any{"thought_signature": c.sig}

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/segmentio/encoding/json"
-
 	"github.com/agentwire/agentwire/internal/jsonguard"
 )
 
@@ -98,8 +96,7 @@ const (
 // part is one element of content.parts.
 type part struct {
 	kind      partKind
-	text      string
-	hasText   bool
+	text      []byte // the text's string literal, quotes included (decoded by the parser)
 	thought   bool
 	signature string
 	fc        functionCall
@@ -285,13 +282,15 @@ func walkPart(b []byte, i int, p *part, ev *event) int {
 		switch string(name) {
 		case "text":
 			end := jsonguard.ValueEnd(b, i)
-			if !setStr(&p.text, b[i:end]) {
-				ev.badType("text", b[i:end])
-				extras = append(extras, member{"text", b[i:end]})
+			if b[i] != '"' {
+				if b[i] != 'n' {
+					ev.badType("text", b[i:end])
+					extras = append(extras, member{"text", b[i:end]})
+				}
 				return end
 			}
 			if setKind(partText, name, b[i:end]) {
-				p.hasText = true
+				p.text = b[i:end]
 			}
 			return end
 		case "thought":
@@ -620,10 +619,11 @@ func intOf(val []byte) (int, bool) {
 	return int(f), true
 }
 
-// decodeAny decodes checked JSON for a Raw value.
+// decodeAny decodes checked JSON for a Raw value (jsonguard.Unmarshal:
+// maps sized to their members).
 func decodeAny(val []byte) any {
 	var v any
-	if json.Unmarshal(val, &v) != nil {
+	if jsonguard.Unmarshal(val, &v, 0) != nil {
 		return string(val)
 	}
 	return v
@@ -635,7 +635,7 @@ func decodeObject(val []byte) map[string]any {
 		return nil
 	}
 	var m map[string]any
-	if json.Unmarshal(val, &m) != nil {
+	if jsonguard.Unmarshal(val, &m, 0) != nil {
 		return nil
 	}
 	return m
