@@ -26,8 +26,10 @@
 // The gentle stop is turn/interrupt for the running turn (the server ends
 // it with turn/completed status "interrupted" and the driver closes stdin);
 // before a turn is known, or when that fails, the process group is killed
-// at once. The group is killed after Config.Grace (DefaultGrace) in any
-// case.
+// at once. The group is killed Config.Grace (DefaultGrace) after the
+// cancel in any case: a turn/interrupt or an answer still blocked on a
+// stdin the server does not read fails then, and Run returns within the
+// grace and a second with no process of the run left (package process).
 package appserver
 
 import (

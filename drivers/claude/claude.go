@@ -24,7 +24,10 @@
 //
 // Interactive runs are stopped gently with the protocol's interrupt control
 // request; one-shot runs with SIGINT to the process group. The group is
-// killed after Config.Grace (DefaultGrace).
+// killed Config.Grace (DefaultGrace) after the cancel, whatever the CLI
+// does: an interrupt or an answer still blocked on a stdin the CLI does
+// not read fails then, and Run returns within the grace and a second with
+// no process of the run left (package process).
 package claude
 
 import (

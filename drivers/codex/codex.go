@@ -23,9 +23,12 @@
 // # Cancellation
 //
 // codex exec has no protocol interrupt: when ctx ends the process group gets
-// SIGINT, then SIGKILL after Config.Grace (DefaultGrace). Codex writes no
+// SIGINT and a prompt still being written to stdin is abandoned, then
+// SIGKILL Config.Grace (DefaultGrace) after the cancel. Codex writes no
 // terminal line when interrupted; the run ends with a cancelled Failure and
-// no valid checkpoint, and every byte written before is in RawStreams.
+// no valid checkpoint, and every byte written before is in RawStreams. Run
+// returns within the grace and a second whatever the CLI does, with no
+// process of the run left (package process).
 package codex
 
 import (

@@ -92,8 +92,10 @@ func (r Run) Exec(ctx context.Context, cmd process.Command, sink driver.EventSin
 }
 
 // WriteStdin writes b to the process's stdin. A CLI that is gone or has
-// closed its stdin is not an error (the run's outcome says what
-// happened); any other write error is returned.
+// closed its stdin is not an error, nor is a write abandoned because the
+// process was killed (a CLI that does not read its stdin blocks the write
+// until the grace ends); the run's outcome says what happened. Any other
+// write error is returned.
 func WriteStdin(p *process.Process, b []byte) error {
 	_, err := p.Stdin().Write(b)
 	if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
