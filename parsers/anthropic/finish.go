@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/anthropicapi"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/internal/quote"
 )
@@ -11,19 +12,7 @@ import (
 // FinishReason maps a stop_reason to the FinishReason union (the table in
 // the package doc). A value the table does not know is FinishUnknown.
 func FinishReason(stopReason string) driver.FinishReason {
-	switch stopReason {
-	case "end_turn", "stop_sequence":
-		return driver.FinishStop
-	case "max_tokens", "model_context_window_exceeded":
-		return driver.FinishLength
-	case "tool_use":
-		return driver.FinishToolCalls
-	case "refusal":
-		return driver.FinishContentFilter
-	case "pause_turn", "compaction":
-		return driver.FinishOther
-	}
-	return driver.FinishUnknown
+	return anthropicapi.FinishReason(stopReason)
 }
 
 // Finish ends the response with the outcome of the exchange: it closes

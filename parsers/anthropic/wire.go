@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/anthropicapi"
 )
 
 // The typed wire shapes of the Messages stream, decoded with
@@ -96,13 +97,7 @@ func (s *usage) normalized() *driver.Usage {
 		}
 		return *p
 	}
-	return &driver.Usage{
-		InputTokens:           v(s.input) + v(s.cacheRead) + v(s.cacheWrite),
-		CachedInputTokens:     v(s.cacheRead),
-		CacheWriteInputTokens: v(s.cacheWrite),
-		OutputTokens:          v(s.output),
-		ReasoningTokens:       v(s.thinking),
-	}
+	return anthropicapi.Usage(v(s.input), v(s.cacheRead), v(s.cacheWrite), v(s.output), v(s.thinking))
 }
 
 type wireError struct {

@@ -117,6 +117,27 @@ func TestMessageTypes(t *testing.T) {
 		lines []string
 		check func(t *testing.T, r run)
 	}{
+		{"finish from stop_reason", Options{}, Outcome{}, []string{initL(), asstL("", "m1", textB("Hi")),
+			strings.Replace(okL("Hi"), `"num_turns":1`, `"num_turns":1,"stop_reason":"stop_sequence"`, 1)}, func(t *testing.T, r run) {
+			want := &driver.Finish{Reason: driver.FinishStop, Raw: "stop_sequence"}
+			if f := r.Response.Finish; f == nil || *f != *want {
+				t.Errorf("Finish %+v, want %+v", f, want)
+			}
+			if last := r.Payloads[len(r.Payloads)-1]; last.Finish == nil || *last.Finish != *want {
+				t.Errorf("run.finished %+v", last)
+			}
+		}},
+		{"no finish beside a failure", Options{}, Outcome{}, []string{initL(),
+			strings.Replace(resultL("error_max_turns", true, "x"), `"num_turns":1`, `"num_turns":1,"stop_reason":"tool_use"`, 1)}, func(t *testing.T, r run) {
+			if r.Response.Failure == nil || r.Response.Finish != nil {
+				t.Errorf("Failure %+v Finish %+v", r.Response.Failure, r.Response.Finish)
+			}
+		}},
+		{"no finish without stop_reason", Options{}, Outcome{}, []string{initL(), okL("Hi")}, func(t *testing.T, r run) {
+			if r.Response.Finish != nil {
+				t.Errorf("Finish %+v", r.Response.Finish)
+			}
+		}},
 		{"text", Options{}, Outcome{}, []string{initL(), asstL("", "m1", textB("Hi")), okL("Hi")}, func(t *testing.T, r run) {
 			wantKinds(t, kinds(r), "run.started", "text.start", "text.content", "text.end", "run.finished")
 			wantKinds(t, itemKinds(r), "init", "assistant", "result")
@@ -126,8 +147,8 @@ func TestMessageTypes(t *testing.T) {
 			if r.Response.Output != "Hi" || !valid(r) || r.Response.Checkpoint.State.ResumeID != sid {
 				t.Errorf("response %+v", r.Response)
 			}
-			if u := r.Response.Usage; u == nil || *u != (driver.Usage{InputTokens: 6, OutputTokens: 4, CachedInputTokens: 3}) {
-				t.Errorf("usage %+v (result usage, cache fields added to input)", u)
+			if u := r.Response.Usage; u == nil || *u != (driver.Usage{InputTokens: 6, OutputTokens: 4, CachedInputTokens: 3, CacheWriteInputTokens: 2}) {
+				t.Errorf("usage %+v (result usage, cache reads and writes added to input)", u)
 			}
 			if r.Response.Model != "claude-test" || r.Response.Metadata[MetaVersion] != "9.9.9" {
 				t.Errorf("model/version %q %v", r.Response.Model, r.Response.Metadata)

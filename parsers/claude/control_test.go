@@ -419,7 +419,7 @@ func TestPrettyMessages(t *testing.T) {
 	}
 	res := r.Items[2]
 	if res.Text != "Here are the files in the current directory." || *res.CostUSD != 0.24722425 ||
-		*res.Usage != (driver.Usage{InputTokens: 18 + 25067 + 17254, OutputTokens: 424, CachedInputTokens: 17254}) {
+		*res.Usage != (driver.Usage{InputTokens: 18 + 25067 + 17254, OutputTokens: 424, CachedInputTokens: 17254, CacheWriteInputTokens: 25067}) {
 		t.Errorf("result %+v usage %+v", res, res.Usage)
 	}
 	if mu := res.Data["model_usage"].(map[string]ModelUsage)["claude-opus-4-5-20251101"]; mu.OutputTokens != 765 || mu.ContextWindow != 200000 {

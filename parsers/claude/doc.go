@@ -126,16 +126,29 @@
 // # Usage
 //
 // Usage is the root result's "usage": the turn's API usage summed over its
-// requests by the CLI (per turn, not per session). InputTokens is the whole
-// prompt, input_tokens + cache_creation_input_tokens +
-// cache_read_input_tokens (disjoint in the Anthropic API), CachedInputTokens
-// the cache reads. "modelUsage" (camelCase, keyed by model) is cumulative
+// requests by the CLI (per turn, not per session), mapped as the API's
+// usage is (the table in parsers/anthropic): InputTokens is the whole
+// prompt, input_tokens + cache_read_input_tokens +
+// cache_creation_input_tokens (disjoint in the Anthropic API),
+// CachedInputTokens the cache reads, CacheWriteInputTokens the cache
+// writes; the CLI reports no thinking count, so ReasoningTokens stays 0.
+// "modelUsage" (camelCase, keyed by model) is cumulative
 // for the session and includes subagents' and helper models' calls; it is
 // kept in the result item's Data["model_usage"], never summed into Usage.
 // total_cost_usd is the result item's CostUSD. Without a result, Usage is
 // the sum over distinct root message ids of the last usage each reported:
 // assistant lines repeat their message's usage once per block and are never
 // summed. EstimatedCostMilli is left zero.
+//
+// # Finish
+//
+// The root result's stop_reason (2.1.x writes it; 2.0.x does not) is the
+// Finish of a successful run, on run.finished and Response.Finish, mapped
+// by the Anthropic table of parsers/anthropic (end_turn and stop_sequence
+// stop, max_tokens length, tool_use tool_calls, refusal content_filter,
+// pause_turn other, ...). A run without one, and every failed run, has no
+// Finish (a failure excludes any finish but error, adaptertest FIN-03), so
+// Capability.Finish is false: the rules of exactly one finish do not apply.
 //
 // # Checkpoint
 //

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/anthropicapi"
 )
 
 // Response.Metadata keys.
@@ -84,6 +85,9 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 		resp.Usage = p.fallbackUsage()
 	}
 	resp.Failure = p.failure(out)
+	if r := p.result; r != nil && r.StopReason != "" && resp.Failure == nil {
+		resp.Finish = &driver.Finish{Reason: anthropicapi.FinishReason(r.StopReason), Raw: r.StopReason}
+	}
 	resp.Checkpoint = p.checkpoint(out, resp.Failure)
 	meta := map[string]string{MetaTransport: "claude-stream-json", MetaState: p.state.String()}
 	if p.version != "" {
@@ -100,7 +104,7 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 		meta[MetaCheckpoint] = p.whyInvalid(out, resp.Failure, cp.State)
 	}
 	resp.Metadata = meta
-	ferr := p.em.Finish(resp.Usage, resp.Failure)
+	ferr := p.em.FinishWith(resp.Usage, resp.Finish, resp.Failure)
 	p.state = stateFinished
 	resp.Transcript = p.em.Transcript()
 	var err error

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/anthropicapi"
 	"github.com/agentwire/agentwire/ndjson"
 )
 
@@ -98,16 +99,13 @@ func stringList(raw json.RawMessage) []string {
 	return out
 }
 
-// normUsage maps Anthropic usage to driver.Usage: InputTokens is the
-// whole prompt (input_tokens + cache_creation_input_tokens +
-// cache_read_input_tokens, the Anthropic fields being disjoint), of which
-// CachedInputTokens were cache reads.
+// normUsage maps Anthropic usage to driver.Usage (anthropicapi.Usage):
+// InputTokens is the whole prompt (input_tokens + cache_read_input_tokens
+// + cache_creation_input_tokens, the Anthropic fields being disjoint), of
+// which CachedInputTokens were cache reads and CacheWriteInputTokens cache
+// writes. Claude Code reports no thinking-token count.
 func normUsage(u apiUsage) *driver.Usage {
-	return &driver.Usage{
-		InputTokens:       u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
-		OutputTokens:      u.OutputTokens,
-		CachedInputTokens: u.CacheReadInputTokens,
-	}
+	return anthropicapi.Usage(u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokens, 0)
 }
 
 // noteUsage records the usage of a root message. Repeated reports of one
