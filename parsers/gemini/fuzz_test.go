@@ -17,7 +17,8 @@ import (
 // fuzzStatuses are the HTTP statuses a fuzz input can select.
 var fuzzStatuses = []int{200, 0, 400, 429, 500, 503}
 
-// FuzzParse parses whole bodies and checks, for any input: no panic; zero
+// FuzzParse parses whole bodies and checks, for any input: no panic (of
+// Parse and of Detect); zero
 // violations of the validators (the lifecycle grammar, the finish rules,
 // the transcript mirror, the response rules); the same result under a
 // random chunking and without streaming; the raw body kept byte for byte;
@@ -37,6 +38,7 @@ func FuzzParse(f *testing.F) {
 		`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a[2].b","stringValue":"x","willContinue":true}],"willContinue":true}}]}}]}`,
 		`{"candidates":[{"content":{"parts":[{"functionCall":{}}]},"finishReason":"STOP"}]}`)), byte(0))
 	f.Fuzz(func(t *testing.T, data []byte, mode byte) {
+		Detect(data) // must not panic
 		status := fuzzStatuses[int(mode)%len(fuzzStatuses)]
 		body := string(data)
 		opts := Options{Streaming: true}

@@ -36,6 +36,9 @@ type Options struct {
 	// MaxEventSize is the sse reader's limit on one event (Parse and
 	// ParseResponse); zero means sse.DefaultMaxEventSize.
 	MaxEventSize int
+	// Outcome is the request's outcome (a cancellation, a timeout) that
+	// Parse gives Finish, with the body's read error joined into Err.
+	Outcome Outcome
 	// Observe, when set, is told by Parse where each frame starts, before
 	// the frame is fed: its byte offset in the body and its 1-based line;
 	// then (len(body), 0) before Finish. Feed and Finish ignore it.
