@@ -9,18 +9,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-)
 
-// The providers a case can belong to: each is a directory of the corpus and
-// a parser of this package.
-const (
-	ProviderCodex     = "codex"
-	ProviderClaude    = "claude"
-	ProviderAppServer = "appserver"
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/provider"
 )
-
-// Providers lists the providers Replay knows.
-var Providers = []string{ProviderCodex, ProviderClaude, ProviderAppServer}
 
 // The file names of a case directory.
 const (
@@ -31,42 +23,12 @@ const (
 	FileGolden = "golden.json"
 )
 
-// Meta is the part of a recording's meta.json that replay uses. Volatile
-// members (recorded, duration_ms, ...) are deliberately absent.
-type Meta struct {
-	Provider   string   `json:"provider"`
-	CLI        string   `json:"cli"`
-	Version    string   `json:"version"`
-	Scenario   string   `json:"scenario"`
-	Variant    string   `json:"variant,omitempty"`
-	Argv       []string `json:"argv"`
-	Cwd        string   `json:"cwd"`
-	ExitCode   int      `json:"exit_code"`
-	Signal     string   `json:"signal,omitempty"`
-	SentSignal string   `json:"sent_signal,omitempty"`
-	Interrupt  bool     `json:"interrupt,omitempty"`
-	TimedOut   bool     `json:"timed_out,omitempty"`
-	// Runs, in a case-level meta.json, lists the run directories of a
-	// multi-run case in order.
-	Runs []string `json:"runs,omitempty"`
-}
+// Meta is the part of a recording's meta.json that replay uses
+// (provider.Meta: its Outcome, SessionData and HasArg).
+type Meta = provider.Meta
 
-// HasArg reports whether argv holds arg, alone or as "arg=value".
-func (m Meta) HasArg(arg string) bool {
-	for _, a := range m.Argv {
-		if a == arg || strings.HasPrefix(a, arg+"=") {
-			return true
-		}
-	}
-	return false
-}
-
-// Outcome returns the process outcome the meta records: the exit code,
-// the signal that ended the process, the timeout, and Cancelled when the
-// recorder sent a signal or a protocol interrupt.
-func (m Meta) Outcome() Outcome {
-	return Outcome{ExitCode: m.ExitCode, Signal: m.Signal, TimedOut: m.TimedOut, Cancelled: m.SentSignal != "" || m.Interrupt}
-}
+// Outcome is the process outcome given to a parser's Finish.
+type Outcome = driver.Outcome
 
 // Case is one recorded run.
 type Case struct {
@@ -83,6 +45,10 @@ type Case struct {
 	Stdout, Stderr, Stdin []byte
 	// Golden is golden.json, nil when the case has none yet.
 	Golden []byte
+	// Settings overrides the values of the provider's switches that
+	// meta.json implies (provider.Switch), by name; nil for a recorded
+	// case. `agentwire parse` sets it for a bare capture.
+	Settings map[string]bool
 	// Prev is the run this one resumes (the run listed before it in the
 	// case-level meta.json), or nil.
 	Prev *Case
@@ -194,17 +160,17 @@ func readCase(fsys fs.FS, dir string) (*Case, error) {
 		*f.dst = b
 	}
 	c.Provider = providerOf(dir, c.Meta)
-	if !slices.Contains(Providers, c.Provider) {
-		return nil, fmt.Errorf("corpus: %s: unknown provider %q (the path or meta.json must name one of %s)", dir, c.Provider, strings.Join(Providers, ", "))
+	if _, ok := provider.Lookup(c.Provider); !ok {
+		return nil, fmt.Errorf("corpus: %s: unknown provider %q (the path or meta.json must name one of %s)", dir, c.Provider, strings.Join(provider.Names(), ", "))
 	}
 	return c, nil
 }
 
-// providerOf takes the provider from the first path element that names one,
-// else from meta.json.
+// providerOf takes the provider from the first path element that names a
+// registered one, else from meta.json.
 func providerOf(dir string, m Meta) string {
 	for _, el := range strings.Split(dir, "/") {
-		if slices.Contains(Providers, el) {
+		if _, ok := provider.Lookup(el); ok {
 			return el
 		}
 	}

@@ -14,26 +14,22 @@
 //
 // A case is a directory holding stdout and meta.json, and optionally stderr,
 // stdin (what was written to the CLI) and golden.json. The provider is the
-// first element of the case's path when it names a provider (codex, claude,
-// appserver), else meta.json's "provider". A run of a multi-run case
-// (<case>/run-N/, listed in the case-level meta.json's "runs") resumes the run
-// listed before it: Case.Prev.
+// first element of the case's path that names a registered provider
+// (package provider), else meta.json's "provider". A run of a multi-run
+// case (<case>/run-N/, listed in the case-level meta.json's "runs")
+// resumes the run listed before it: Case.Prev.
 //
 // # Replay
 //
-// Replay parses a case with its provider's parser, with streaming on and
-// the options a driver would have used for the recorded command line:
-//
-//   - codex (`codex exec --json`): stdout framed by ndjson; a resumed run
-//     gets the previous run's checkpoint state as codex.Options.Resume, so
-//     usage is this run's share;
-//   - claude (stream-json): PartialMessages when argv has
-//     --include-partial-messages, ControlProtocol when it has --input-format
-//     (stream-json input with the control protocol); the recorded stdin's
-//     control_response lines are fed with FeedInput right after the
-//     control_request they answer, as the live driver would have resolved them;
-//   - appserver (JSON-RPC): the client side (stdin) is fed first with
-//     FeedClient, then stdout framed by jsonrpc, as appserver.ParseSession does.
+// Replay parses a case with its provider from the registry (provider.Lookup;
+// corpus names no provider), with streaming on and the options a driver
+// would have used for the recorded run: each of the provider's Switches
+// read from meta.json (argv, version; Case.Settings overrides them), the
+// client side (stdin) where the protocol has one, the HTTP status and
+// content type of a model API's response (http_status, content_type), and
+// for a resumed run the previous run's checkpoint state (provider.Input).
+// What each provider makes of them is in its row of the registry and its
+// parser's doc.
 //
 // SessionData holds driver.ParamCWD = meta.json's "cwd" (already scrubbed to
 // "<SCRATCH>/work" by the recorder). The outcome is meta.json's exit_code,
@@ -48,7 +44,7 @@
 // three pseudo-clauses that are not part of the document: MALFORMED (input
 // the parser reported as malformed), TRUNCATED (a malformed final line cut
 // off without a newline: a killed process, not damage) and UNPAIRED (a
-// provider message whose partner is missing, see WireFindings). The parsers
+// provider message whose partner is missing, found by the parse). The parsers
 // keep a damaged stream within the contract (they close what is open and
 // keep bad lines as stdout items), so the validators alone cannot tell a
 // capture with a line removed or a terminal duplicated from a good one;
@@ -75,7 +71,7 @@
 // final newline (Document.Marshal): that exact text is golden.json.
 //
 //	{
-//	  "provider": "codex" | "claude" | "appserver",
+//	  "provider": "<the provider's registry name>",
 //	  "capability": {"native": b, "token_level": b, "reasoning": b, "tool_call_args": b, "hitl": b},
 //	  "events": [ {"stream": StreamPayload} | {"item": TranscriptItem} | {"run_event": RunEvent}, ... ],
 //	  "response": {

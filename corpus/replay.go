@@ -9,6 +9,7 @@ import (
 	"testing/iotest"
 
 	"github.com/agentwire/agentwire/adaptertest"
+	"github.com/agentwire/agentwire/provider"
 )
 
 // Chunking delivers a byte slice through an io.Reader in some pattern of
@@ -72,8 +73,6 @@ func (r *randReader) Read(p []byte) (int, error) {
 type Options struct {
 	// Chunking delivers stdout and stdin; the zero value is Whole.
 	Chunking Chunking
-	// Parser replaces ParserOf(c.Provider).
-	Parser Parser
 	// NoStream turns stream payloads off: the document then has the
 	// transcript items only. Goldens are made with payloads on.
 	NoStream bool
@@ -96,7 +95,7 @@ type Result struct {
 	// Findings are the document's violations with the offset of the
 	// offending frame, followed by the malformed lines and framing errors
 	// the parser reported (clause Malformed or Truncated) and the broken
-	// pairs of the provider protocol (clause Unpaired, see WireFindings).
+	// pairs of the provider protocol (clause Unpaired) the parser found.
 	Findings []Finding
 }
 
@@ -106,6 +105,16 @@ type Result struct {
 // adaptertest clause (the parsers keep such lines as stdout items and stay
 // within the contract), but a capture that has one is damaged.
 const Malformed = "MALFORMED"
+
+// Unpaired is the pseudo-clause of a Finding for a provider message whose
+// partner is missing from the capture (provider.Unpaired): an item started
+// and never completed in a run that reached its terminal, a terminal
+// without the start it ends, a session without its announcement, a tool
+// call without its result. The parsers repair such streams (they close
+// what is open), so the contract validators cannot see the loss; each
+// parser reports it from its own pass. It is what `agentwire check`
+// reports for a capture with a line removed.
+const Unpaired = provider.Unpaired
 
 // Truncated is the pseudo-clause of a Finding for a malformed final line
 // that ends without a newline: the capture was cut off (the CLI was killed
@@ -145,23 +154,15 @@ func (f Finding) String() string {
 
 // Replay parses c as o says and builds its Document.
 func (o Options) Replay(c *Case) (*Result, error) {
-	parse := o.Parser
-	if parse == nil {
-		parse = ParserOf(c.Provider)
-	}
-	if parse == nil {
-		return nil, fmt.Errorf("corpus: %s: no parser for provider %q", c.Name, c.Provider)
-	}
 	ch := o.Chunking
 	if ch.Reader == nil {
 		ch = Whole
 	}
-	in := Input{Case: c, Stdout: ch.Reader(c.Stdout), Outcome: c.Meta.Outcome(), Streaming: !o.NoStream}
-	if c.Stdin != nil {
-		in.Stdin = ch.Reader(c.Stdin)
-	}
 	sink := &Sink{}
-	p := parse(in, sink)
+	p, err := parse(c, ch, !o.NoStream, sink)
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %s: %w", c.Name, err)
+	}
 	r := &Result{Case: c, Parsed: p, Sink: sink}
 	if err := r.build(); err != nil {
 		return nil, fmt.Errorf("corpus: %s: %w", c.Name, err)
@@ -230,7 +231,7 @@ func (r *Result) build() error {
 			Offset:    origins[i].Offset, Line: origins[i].Line,
 		})
 	}
-	r.Findings = append(r.Findings, WireFindings(c)...)
+	r.Findings = append(r.Findings, p.Wire...)
 	r.Document, r.Origins = doc, origins
 	return nil
 }
@@ -281,4 +282,8 @@ func (r *Result) Damaged() []Finding {
 		}
 	}
 	return out
+}
+
+func adaptertestViolation(f provider.Finding) adaptertest.Violation {
+	return adaptertest.Violation{Clause: f.Clause, Index: -1, Message: f.Message}
 }

@@ -23,8 +23,6 @@ type TestOptions struct {
 	// Dir is the operating-system directory fsys is rooted at, where Update
 	// writes. Goldens are written as Dir/<case name>/golden.json.
 	Dir string
-	// Parser replaces the parser of each case's provider.
-	Parser Parser
 	// Known lists cases whose violations are known parser bugs, with the
 	// reason (naming the clause and the issue): such a case is skipped with
 	// the reason and its violations when it still has them, and fails once
@@ -80,7 +78,7 @@ func testCase(t *testing.T, c *Case, opts TestOptions) {
 	var want *Result
 	var wantJSON []byte
 	for _, ch := range Chunkings(uint64(len(c.Stdout))) {
-		r, err := Options{Chunking: ch, Parser: opts.Parser}.Replay(c)
+		r, err := Options{Chunking: ch}.Replay(c)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -50,7 +50,7 @@ func CheckChunking(data []byte) error {
 		}
 	}
 	mode := Seed(data)
-	for _, p := range Providers {
+	for _, p := range Providers() {
 		whole, err := p.Run(bytes.NewReader(data), strings.NewReader(stderrOf), mode)
 		if err != nil {
 			return err

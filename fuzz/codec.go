@@ -36,8 +36,11 @@ func stateOf(data []byte) driver.SessionState {
 func CheckCodec(data []byte) error {
 	st := stateOf(data)
 	raw := driver.SessionParams{ResumeID: st.ResumeID, DisplayID: st.DisplayID, Values: st.Data}
-	for _, p := range Providers {
+	for _, p := range Providers() {
 		c := p.Codec
+		if c == nil {
+			continue // a stream without a session
+		}
 		if c.Name() == "" {
 			return fmt.Errorf("%s: empty codec name", p.Name)
 		}

@@ -205,7 +205,7 @@ func TestHostileNested(t *testing.T) {
 	if sf, err := sr.Next(); err != nil || len(sf.Data) != len(deep) {
 		t.Fatalf("sse: %d bytes, %v; want the event", len(sf.Data), err)
 	}
-	for _, p := range fuzz.Providers {
+	for _, p := range fuzz.Providers() {
 		t.Run(p.Name, func(t *testing.T) {
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)

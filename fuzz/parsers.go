@@ -8,9 +8,7 @@ import (
 
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
-	"github.com/agentwire/agentwire/parsers/appserver"
-	"github.com/agentwire/agentwire/parsers/claude"
-	"github.com/agentwire/agentwire/parsers/codex"
+	"github.com/agentwire/agentwire/provider"
 )
 
 // Outcome is the process outcome of a parser run.
@@ -20,7 +18,8 @@ type Outcome = driver.Outcome
 // input's hash; half of them are clean, where checkpoint safety matters.
 var outcomes = []Outcome{{}, {}, {}, {}, {ExitCode: 1}, {Signal: "SIGKILL", ExitCode: -1}, {Cancelled: true}, {TimedOut: true}}
 
-// Provider is one provider parser under test.
+// Provider is one registered provider (package provider) as the parser
+// targets run it.
 type Provider struct {
 	Name  string
 	Codec driver.SessionCodec
@@ -42,48 +41,49 @@ type Run struct {
 
 var sessionData = map[string]string{driver.ParamCWD: "/work", driver.ParamWorkspaceID: "ws"}
 
-// Providers lists the provider parsers.
-var Providers = []Provider{
-	{Name: "codex", Codec: codex.Codec, Run: func(stdout, stderr io.Reader, mode uint64) (Run, error) {
-		r := Run{Sink: &adaptertest.RecordingSink{}, Streaming: mode&8 == 0, Outcome: outcomes[mode%8]}
-		opts := codex.Options{Streaming: r.Streaming, SessionData: sessionData}
-		r.Capability = codex.New(nil, opts).Capability()
-		r.Response, r.Err = codex.Parse(stdout, stderr, r.Sink, opts, r.Outcome)
-		return r, nil
-	}},
-	{Name: "claude", Codec: claude.Codec, Run: func(stdout, stderr io.Reader, mode uint64) (Run, error) {
-		r := Run{Sink: &adaptertest.RecordingSink{}, Streaming: mode&8 == 0, Outcome: outcomes[mode%8]}
-		opts := claude.Options{Streaming: r.Streaming, SessionData: sessionData,
-			PartialMessages: mode&16 == 0, ControlProtocol: mode&32 != 0}
-		r.Capability = claude.New(nil, opts).Capability()
-		r.Response, r.Err = claude.Parse(stdout, stderr, r.Sink, opts, r.Outcome)
-		return r, nil
-	}},
-	{Name: "appserver", Codec: appserver.Codec, Run: func(stdout, stderr io.Reader, mode uint64) (Run, error) {
-		r := Run{Sink: &adaptertest.RecordingSink{}, Streaming: mode&8 == 0, Outcome: outcomes[mode%8]}
-		opts := appserver.Options{Streaming: r.Streaming, SessionData: sessionData, LegacyTurnEnd: mode&16 != 0}
-		r.Capability = appserver.New(nil, opts).Capability()
-		r.Response, r.Err = appserver.Parse(stdout, stderr, r.Sink, opts, r.Outcome)
-		return r, nil
-	}},
+// Providers returns every registered provider, sorted by name.
+func Providers() []Provider {
+	var out []Provider
+	for _, p := range provider.All() {
+		out = append(out, fuzzProvider(p))
+	}
+	return out
 }
 
-// ProviderByName returns the provider called name.
+// ProviderByName returns the registered provider called name.
 func ProviderByName(name string) Provider {
-	for _, p := range Providers {
-		if p.Name == name {
-			return p
-		}
+	p, ok := provider.Lookup(name)
+	if !ok {
+		panic("fuzz: no provider " + name)
 	}
-	panic("fuzz: no provider " + name)
+	return fuzzProvider(p)
+}
+
+// fuzzProvider runs p in the mode drawn from an input: the outcome is
+// outcomes[mode%8], streaming is on unless bit 3 is set, and switch i of
+// the provider (provider.Switch) is on when bit 4+i is set.
+func fuzzProvider(p provider.Provider) Provider {
+	return Provider{Name: p.Name, Codec: p.Codec, Run: func(stdout, stderr io.Reader, mode uint64) (Run, error) {
+		r := Run{Sink: &adaptertest.RecordingSink{}, Streaming: mode&8 == 0, Outcome: outcomes[mode%8]}
+		settings := map[string]bool{}
+		for i, sw := range p.Switches {
+			settings[sw.Name] = mode>>(4+i)&1 != 0
+		}
+		got := p.Parse(provider.Input{
+			Capture:   provider.Capture{Stdout: stdout, Stderr: stderr, Outcome: r.Outcome},
+			Streaming: r.Streaming, Settings: settings, SessionData: sessionData,
+		}, r.Sink)
+		r.Capability, r.Response, r.Err = got.Capability, got.Response, got.Err
+		return r, nil
+	}}
 }
 
 // stderrOf is the stderr a parser target pairs with its stdout: a short
 // line, so that RawStreams.Stderr is checked too.
 const stderrOf = "warning: fuzz\n"
 
-// CheckParser is the oracle of the provider targets (FuzzCodex,
-// FuzzClaude, FuzzAppServer): data is the whole stdout of a run, parsed
+// CheckParser is the oracle of the provider targets (one per registered
+// provider, see Targets): data is the whole stdout of a run, parsed
 // through the framing, the parser and an adaptertest.RecordingSink in a
 // mode (outcome, streaming, provider options) drawn from the input's hash.
 // It checks the validators, raw preservation, checkpoint safety and the

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/agentwire/agentwire/provider"
 )
 
 // Signature is the outcome of data under a target, with the input's
@@ -28,28 +30,39 @@ func Signature(target string, data []byte) string {
 		a, _ := SSEFrames(bytes.NewReader(data), data)
 		b, _ := NDJSONFrames(bytes.NewReader(data), data)
 		c, _ := JSONRPCFrames(bytes.NewReader(data), data)
-		return shape(a) + "|" + shape(b) + "|" + shape(c) + "|" + Signature("FuzzCodex", data) + Signature("FuzzClaude", data) + Signature("FuzzAppServer", data)
-	case "FuzzCodex", "FuzzClaude", "FuzzAppServer":
-		name := strings.ToLower(strings.TrimPrefix(target, "Fuzz"))
-		r, err := ProviderByName(name).Run(bytes.NewReader(data), strings.NewReader(stderrOf), Seed(data))
-		if err != nil {
-			return ""
+		s := shape(a) + "|" + shape(b) + "|" + shape(c) + "|"
+		for _, p := range Providers() {
+			s += parserSignature(p, data)
 		}
-		var b strings.Builder
-		for _, it := range r.Response.Transcript {
-			fmt.Fprintf(&b, "%v/%s ", it.Kind, it.Subtype)
-		}
-		cp := r.Response.Checkpoint
-		fmt.Fprintf(&b, "| terminal=%v valid=%v failure=%v err=%v", r.Response.RawStreams != nil && r.Response.RawStreams.Terminal != nil,
-			cp != nil && cp.Valid, r.Response.Failure != nil, r.Err != nil)
-		return b.String()
+		return s
 	default:
+		// A provider target is "Fuzz" and the provider's name (any case).
+		if p, ok := provider.Lookup(strings.ToLower(strings.TrimPrefix(target, "Fuzz"))); ok {
+			return parserSignature(fuzzProvider(p), data)
+		}
 		return ""
 	}
 	if err != nil {
 		return ""
 	}
 	return shape(recs)
+}
+
+// parserSignature is the signature of a parser run over data: the kinds of
+// the transcript and the outcome.
+func parserSignature(p Provider, data []byte) string {
+	r, err := p.Run(bytes.NewReader(data), strings.NewReader(stderrOf), Seed(data))
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, it := range r.Response.Transcript {
+		fmt.Fprintf(&b, "%v/%s ", it.Kind, it.Subtype)
+	}
+	cp := r.Response.Checkpoint
+	fmt.Fprintf(&b, "| terminal=%v valid=%v failure=%v err=%v", r.Response.RawStreams != nil && r.Response.RawStreams.Terminal != nil,
+		cp != nil && cp.Valid, r.Response.Failure != nil, r.Err != nil)
+	return b.String()
 }
 
 // shape keeps the kind (and, for errors, the sentinel) of each record.

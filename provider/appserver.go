@@ -1,7 +1,9 @@
 package provider
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/parsers/appserver"
@@ -35,8 +37,13 @@ func init() {
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			opts := appserver.Options{Streaming: in.Streaming, SessionData: in.SessionData,
 				LegacyTurnEnd: in.Settings[appserverLegacy], Observe: in.Observe}
-			resp, err := appserver.ParseSession(in.Stdin, in.Stdout, in.Stderr, sink, opts, in.Outcome)
-			return Parsed{Capability: appserver.Capability, Response: resp, Err: err}
+			var stdin bytes.Buffer
+			var client io.Reader
+			if in.Stdin != nil {
+				client = io.TeeReader(in.Stdin, &stdin)
+			}
+			resp, err := appserver.ParseSession(client, in.Stdout, in.Stderr, sink, opts, in.Outcome)
+			return Parsed{Capability: appserver.Capability, Response: resp, Err: err, Findings: appserverWire(jsonLines(stdoutOf(resp)), jsonLines(stdin.Bytes()))}
 		},
 	})
 }

@@ -39,7 +39,7 @@ func init() {
 			opts := claude.Options{Streaming: in.Streaming, SessionData: in.SessionData,
 				PartialMessages: in.Settings[claudePartial], ControlProtocol: in.Settings[claudeControl], Observe: in.Observe}
 			resp, err := claude.ParseSession(in.Stdin, in.Stdout, in.Stderr, sink, opts, in.Outcome)
-			return Parsed{Capability: claude.New(nil, opts).Capability(), Response: resp, Err: err}
+			return Parsed{Capability: claude.New(nil, opts).Capability(), Response: resp, Err: err, Findings: claudeWire(jsonLines(stdoutOf(resp)))}
 		},
 	})
 }

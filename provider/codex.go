@@ -21,7 +21,7 @@ func init() {
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			opts := codex.Options{Streaming: in.Streaming, SessionData: in.SessionData, Resume: in.Resume, Observe: in.Observe}
 			resp, err := codex.Parse(in.Stdout, in.Stderr, sink, opts, in.Outcome)
-			return Parsed{Capability: codex.Capability, Response: resp, Err: err}
+			return Parsed{Capability: codex.Capability, Response: resp, Err: err, Findings: codexWire(jsonLines(stdoutOf(resp)))}
 		},
 	})
 }

@@ -9,39 +9,51 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/corpus"
+	"github.com/agentwire/agentwire/provider"
 )
 
 // inputFlags are the flags parse and check share.
 type inputFlags struct {
-	provider   string
-	streaming  bool
-	exitCode   int
-	signal     string
-	timedOut   bool
-	cancelled  bool
-	stderrFile string
-	stdinFile  string
-	partial    bool
-	control    bool
+	provider    string
+	streaming   bool
+	exitCode    int
+	signal      string
+	timedOut    bool
+	cancelled   bool
+	stderrFile  string
+	stdinFile   string
+	httpStatus  int
+	contentType string
+	// switches holds a flag per provider switch (provider.Switch), by name.
+	switches map[string]*bool
 }
 
 func (f *inputFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.provider, "provider", "", "the provider: codex (codex exec --json), claude (Claude Code stream-json) or appserver (codex app-server JSON-RPC); detected from the content when absent")
+	var names []string
+	for _, p := range provider.All() {
+		names = append(names, p.Name+" ("+p.Summary+")")
+	}
+	fs.StringVar(&f.provider, "provider", "", "the provider: "+strings.Join(names, ", ")+"; detected from the content when absent")
 	fs.BoolVar(&f.streaming, "streaming", true, "ask the parser for stream payloads (the lifecycle events); --streaming=false gives the transcript only")
 	fs.IntVar(&f.exitCode, "exit-code", 0, "the process exit code of the capture (default: meta.json's for a case, else 0)")
 	fs.StringVar(&f.signal, "signal", "", "the `NAME` of the signal that ended the process, such as SIGINT")
 	fs.BoolVar(&f.timedOut, "timed-out", false, "the run hit its time limit")
 	fs.BoolVar(&f.cancelled, "cancelled", false, "the run was cancelled or interrupted by the host")
 	fs.StringVar(&f.stderrFile, "stderr", "", "the `FILE` holding the process's stderr")
-	fs.StringVar(&f.stdinFile, "stdin", "", "the `FILE` holding what was written to the process's stdin (Claude control answers, the app-server client side)")
-	fs.BoolVar(&f.partial, "partial-messages", false, "claude: the CLI ran with --include-partial-messages (default: detected from stream_event lines)")
-	fs.BoolVar(&f.control, "control-protocol", false, "claude: the CLI ran with --input-format stream-json (default: detected from control_request lines or --stdin)")
+	fs.StringVar(&f.stdinFile, "stdin", "", "the `FILE` holding what was written to the process's stdin (the client side of the protocol, where it has one)")
+	fs.IntVar(&f.httpStatus, "http-status", 0, "a model API capture: the HTTP `STATUS` of the response whose body the input is (default: meta.json's for a case)")
+	fs.StringVar(&f.contentType, "content-type", "", "a model API capture: the response's Content-Type (default: meta.json's for a case)")
+	f.switches = map[string]*bool{}
+	for _, p := range provider.All() {
+		for _, sw := range p.Switches {
+			f.switches[sw.Name] = fs.Bool(sw.Name, false, sw.Usage)
+		}
+	}
 }
 
 const inputHelp = `
@@ -58,6 +70,7 @@ from the flags, and the provider is detected from the content.`
 type input struct {
 	name string // for messages: the file, "<stdin>" or the sample
 	c    *corpus.Case
+	bare bool // a capture without meta.json
 }
 
 // loadInput loads the input named by pos (at most one argument).
@@ -149,24 +162,21 @@ func fileInput(name string, b []byte, f *inputFlags, set map[string]bool) (*inpu
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		c.Provider = p
-	} else if !slices.Contains(corpus.Providers, c.Provider) {
-		return nil, fmt.Errorf("unknown provider %q (want one of %s)", c.Provider, strings.Join(corpus.Providers, ", "))
+	} else if _, ok := provider.Lookup(c.Provider); !ok {
+		return nil, unknownProvider(c.Provider)
 	}
 	c.Meta.Provider = c.Provider
 	c.Meta.Argv = []string{"<CLI>"}
-	if c.Provider == corpus.ProviderClaude {
-		if set["partial-messages"] && f.partial || !set["partial-messages"] && hasType(b, "stream_event") {
-			c.Meta.Argv = append(c.Meta.Argv, "--include-partial-messages")
-		}
-		if set["control-protocol"] && f.control || !set["control-protocol"] && (f.stdinFile != "" || hasType(b, "control_request")) {
-			c.Meta.Argv = append(c.Meta.Argv, "--input-format", "stream-json")
-		}
-	}
-	return &input{name: name, c: c}, nil
+	return &input{name: name, c: c, bare: true}, nil
 }
 
-// applyFlags applies the outcome flags given explicitly, and the stderr
-// and stdin files.
+func unknownProvider(name string) error {
+	return fmt.Errorf("unknown provider %q (want one of %s)", name, strings.Join(provider.Names(), ", "))
+}
+
+// applyFlags applies the outcome flags given explicitly, the stderr and
+// stdin files, and the provider's switches: a flag given explicitly, else
+// (for a bare capture) what the switch detects in the content.
 func applyFlags(in *input, f *inputFlags, set map[string]bool) error {
 	m := &in.c.Meta
 	if set["exit-code"] {
@@ -181,9 +191,15 @@ func applyFlags(in *input, f *inputFlags, set map[string]bool) error {
 	if set["cancelled"] {
 		m.SentSignal, m.Interrupt = "", f.cancelled
 	}
+	if set["http-status"] {
+		m.HTTPStatus = f.httpStatus
+	}
+	if set["content-type"] {
+		m.ContentType = f.contentType
+	}
 	if set["provider"] && f.provider != in.c.Provider {
-		if !slices.Contains(corpus.Providers, f.provider) {
-			return fmt.Errorf("unknown provider %q (want one of %s)", f.provider, strings.Join(corpus.Providers, ", "))
+		if _, ok := provider.Lookup(f.provider); !ok {
+			return unknownProvider(f.provider)
 		}
 		in.c.Provider = f.provider
 	}
@@ -200,38 +216,48 @@ func applyFlags(in *input, f *inputFlags, set map[string]bool) error {
 		}
 		*x.dst = b
 	}
+	p, _ := provider.Lookup(in.c.Provider)
+	for _, sw := range p.Switches {
+		switch {
+		case set[sw.Name]:
+			setSwitch(in.c, sw.Name, *f.switches[sw.Name])
+		case in.bare:
+			setSwitch(in.c, sw.Name, sw.Detect != nil && sw.Detect(in.c.Stdout, in.c.Stdin))
+		}
+	}
 	return nil
 }
 
-// hasType reports whether a line of b has the top-level "type" typ.
-func hasType(b []byte, typ string) bool {
-	return bytes.Contains(b, []byte(`"type":"`+typ+`"`)) || bytes.Contains(b, []byte(`"type": "`+typ+`"`))
+func setSwitch(c *corpus.Case, name string, on bool) {
+	if c.Settings == nil {
+		c.Settings = map[string]bool{}
+	}
+	c.Settings[name] = on
 }
 
-var (
-	codexTypes  = []string{"thread.started", "turn.started", "turn.completed", "turn.failed", "item.started", "item.updated", "item.completed"}
-	claudeTypes = []string{"system", "assistant", "user", "result", "stream_event", "control_request", "control_response", "control_cancel_request", "keep_alive"}
-)
-
-// detectLimit bounds how much of the input detection reads.
-const detectLimit = 1 << 20
-
-// detect names the provider of a capture from its first lines, or says,
-// with the offset, why the content is not a stream agentwire parses.
+// detect names the provider of a capture from its content (the registry's
+// Detect over its first provider.DetectLimit bytes), or says, with the
+// offset, why the content is not a stream agentwire parses.
 func detect(b []byte) (string, error) {
-	head := b[:min(len(b), detectLimit)]
+	head := b[:min(len(b), provider.DetectLimit)]
 	for off := 0; off < len(head); {
 		r, size := utf8.DecodeRune(head[off:])
 		cut := len(b) > len(head) && len(head)-off < utf8.UTFMax // a rune cut by the limit
 		if r == 0 || r == utf8.RuneError && size == 1 && !cut {
-			return "", fmt.Errorf("offset %d: binary data (byte 0x%02x), not a JSON-lines stream", off, head[off])
+			return "", fmt.Errorf("offset %d: binary data (byte 0x%02x), not a text stream", off, head[off])
 		}
 		off += size
 	}
+	p, ok, err := provider.Detect(head)
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		return p.Name, nil
+	}
+	// No provider recognises it: say what the first line is.
 	var off int64
-	line := 0
-	for rest := head; len(rest) > 0; {
-		line++
+	for line, rest := 1, head; len(rest) > 0; line++ {
 		n := bytes.IndexByte(rest, '\n')
 		l := rest
 		if n >= 0 {
@@ -249,37 +275,15 @@ func detect(b []byte) (string, error) {
 			continue
 		}
 		if isSSE(t) {
-			return "", fmt.Errorf("line %d (offset %d): Server-Sent Events, not an agent CLI stream; agentwire frames --format sse prints its events", line, at)
+			return "", fmt.Errorf("line %d (offset %d): Server-Sent Events that no provider recognises; agentwire frames --format sse prints its events", line, at)
 		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(t, &obj); err != nil {
-			if n < 0 && len(b) <= detectLimit && line > 1 {
-				continue // a truncated last line; the lines before decide
-			}
+		var v any
+		if err := json.Unmarshal(t, &v); err != nil {
 			return "", fmt.Errorf("line %d (offset %d): not a JSON object (%v): %s", line, at, err, quote(t))
 		}
-		if _, ok := obj["method"]; ok {
-			return corpus.ProviderAppServer, nil
-		}
-		if _, ok := obj["id"]; ok {
-			if _, ok := obj["result"]; ok {
-				return corpus.ProviderAppServer, nil
-			}
-			if _, ok := obj["error"]; ok {
-				return corpus.ProviderAppServer, nil
-			}
-		}
-		var typ string
-		if json.Unmarshal(obj["type"], &typ) == nil {
-			switch {
-			case slices.Contains(codexTypes, typ):
-				return corpus.ProviderCodex, nil
-			case slices.Contains(claudeTypes, typ):
-				return corpus.ProviderClaude, nil
-			}
-		}
+		break
 	}
-	return "", fmt.Errorf("no line of the first %d bytes is a codex, claude or app-server message; give --provider to parse it anyway", len(head))
+	return "", fmt.Errorf("no line of the first %d bytes is a message of any provider (%s); give --provider to parse it anyway", len(head), strings.Join(provider.Names(), ", "))
 }
 
 func isSSE(l []byte) bool {

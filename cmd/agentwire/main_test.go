@@ -231,7 +231,7 @@ func TestInputErrors(t *testing.T) {
 		{"sse", []string{"parse", sseFile}, []string{sseFile, "Server-Sent Events", "frames --format sse"}},
 		{"unknown", []string{"parse", unknown}, []string{unknown, "--provider"}},
 		{"not a case", []string{"parse", dir}, []string{dir, "not a corpus case"}},
-		{"bad provider", []string{"parse", "--provider", "gemini", unknown}, []string{"gemini"}},
+		{"bad provider", []string{"parse", "--provider", "no-such", unknown}, []string{"no-such"}},
 		{"missing stderr", []string{"parse", "--stderr", filepath.Join(dir, "none"), unknown, "--provider", "codex"}, []string{"none", "no such file"}},
 		{"frames missing", []string{"frames", "--format", "ndjson", filepath.Join(dir, "nope")}, []string{"nope", "no such file"}},
 		{"frames no format", []string{"frames", empty}, []string{"--format is required"}},

@@ -406,15 +406,7 @@ func (d *Driver) Run(ctx context.Context, req driver.Request, sink driver.EventS
 	sink = process.Serialize(sink)
 	p := pa.New(sink, pa.Options{Streaming: req.Streaming, SessionData: clirun.SessionData(req), ThreadID: resume, LegacyTurnEnd: d.cfg.LegacyTurnEnd})
 	s := &session{ctx: ctx, p: p, sink: sink, prompt: req.Prompt, resume: resume, params: d.threadParams(req)}
-	dec := jsonrpc.NewDecoder(jsonrpc.Options{MaxLineSize: d.cfg.MaxLineSize}, func(f jsonrpc.Frame, err error) error {
-		if err != nil {
-			if jsonrpc.IsRecoverable(err) {
-				return s.FeedError(err)
-			}
-			return err
-		}
-		return s.Feed(f)
-	})
+	dec := jsonrpc.NewDecoder(jsonrpc.Options{MaxLineSize: d.cfg.MaxLineSize}, clirun.Emit[jsonrpc.Frame](jsonrpc.IsRecoverable, s))
 	cmd.Interrupt = s.interrupt
 	return clirun.Run{
 		Stdout: func(b []byte) error {

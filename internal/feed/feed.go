@@ -13,6 +13,9 @@
 //     error), and the sink error is returned when Finish returns none;
 //   - a fatal read error (the source's, or a Tee's) ends the reading; it is
 //     joined into Outcome.Err, so no checkpoint can be valid, and returned;
+//   - the push face (Loop.Push, for a live process's stdout) returns the
+//     sink error to its Decoder instead, so the writer stops; the process
+//     helper records the raw stream to its end;
 //   - the observer is called with the frame's offset and line before each
 //     frame and each recoverable error is fed (a frame-less error gives the
 //     error's own position), and with (len(stdout), 0) before Finish.
@@ -113,18 +116,20 @@ func (l *Loop[F]) Read(src io.Reader, tee io.Writer, feed func(F) error, feedErr
 	}
 }
 
-// Push returns the emit function of a framing package's push Decoder: it
-// feeds like Read (observer, sink-error policy) and returns a fatal error
-// as it is. After a sink error it returns nil, so that the decoder goes on
-// through the input (the caller keeps the raw bytes); SinkErr holds the
-// error.
+// Push returns the emit function of a framing package's push Decoder,
+// for a live stream: it feeds like Read (observer, nothing fed after a
+// sink error) and returns a fatal framing error as it is. It returns the
+// sink error (SinkErr) too, so that the Decoder stops and its writer
+// learns of it: the reference drivers then stop the process, whose stdout
+// process.Start records to its end, so the raw stream stays complete
+// there.
 func (l *Loop[F]) Push(feed func(F) error, feedErr func(error) error) func(F, error) error {
 	return func(f F, err error) error {
 		if err != nil && !l.Framing.Recoverable(err) {
 			return err
 		}
 		if l.SinkErr != nil {
-			return nil
+			return l.SinkErr
 		}
 		if l.Observe != nil {
 			off, line := f.Pos()
@@ -138,7 +143,7 @@ func (l *Loop[F]) Push(feed func(F) error, feedErr func(error) error) func(F, er
 		} else {
 			l.SinkErr = feed(f)
 		}
-		return nil
+		return l.SinkErr
 	}
 }
 

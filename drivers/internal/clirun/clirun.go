@@ -18,12 +18,12 @@
 package clirun
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/feed"
 	"github.com/agentwire/agentwire/ndjson"
 	"github.com/agentwire/agentwire/process"
 )
@@ -78,18 +78,23 @@ type Feeder interface {
 }
 
 // Decoder returns an ndjson decoder feeding f: frames to Feed, over-long
-// lines to FeedError.
+// lines to FeedError (Emit).
 func Decoder(maxLine int, f Feeder) *ndjson.Decoder {
-	return ndjson.NewDecoder(ndjson.Options{MaxLineSize: maxLine}, func(fr ndjson.Frame, err error) error {
-		if err != nil {
-			var le *ndjson.LineError
-			if errors.As(err, &le) {
-				return f.FeedError(err)
-			}
-			return err
-		}
-		return f.Feed(fr)
-	})
+	return ndjson.NewDecoder(ndjson.Options{MaxLineSize: maxLine}, Emit[ndjson.Frame](ndjson.IsRecoverable, f))
+}
+
+// Emit returns the emit function of a framing package's push Decoder
+// (ndjson, jsonrpc, sse) that feeds f through the one feeding loop
+// (internal/feed): each frame to Feed, each recoverable error (the
+// package's IsRecoverable) to FeedError; after a sink error nothing more is
+// fed, and the error is returned, so the Decoder's Write fails and the run
+// stops.
+func Emit[F feed.Frame](recoverable func(error) bool, f interface {
+	Feed(F) error
+	FeedError(error) error
+}) func(F, error) error {
+	l := &feed.Loop[F]{Framing: feed.Framing[F]{Recoverable: recoverable}}
+	return l.Push(f.Feed, f.FeedError)
 }
 
 // Write returns a stdout observer writing into d.

@@ -1,4 +1,4 @@
-package corpus
+package provider
 
 import (
 	"bytes"
@@ -7,37 +7,13 @@ import (
 	"io"
 	"slices"
 
-	"github.com/agentwire/agentwire/adaptertest"
+	"github.com/agentwire/agentwire/driver"
+
 	"github.com/agentwire/agentwire/ndjson"
 )
 
-// Unpaired is the pseudo-clause of a Finding for a provider message whose
-// partner is missing from the capture: an item started and never completed
-// in a run that reached its terminal, a terminal without the start it ends,
-// a session without its announcement, a tool call without its result. The
-// parsers repair such streams (they close what is open), so the contract
-// validators cannot see the loss; WireFindings looks at the provider's own
-// protocol instead. It is what `agentwire check` reports for a capture with
-// a line removed.
-const Unpaired = "UNPAIRED"
-
-// WireFindings checks the pairing rules of the provider protocol on a
-// case's stdout (and, for the app-server, stdin): rules that every real
-// recording obeys and that a capture with a line removed breaks. Each
-// finding has the clause Unpaired, Index -1, and the offset and line of the
-// message whose partner is missing.
-func WireFindings(c *Case) []Finding {
-	lines := jsonLines(c.Stdout)
-	switch c.Provider {
-	case ProviderCodex:
-		return codexWire(lines)
-	case ProviderClaude:
-		return claudeWire(lines)
-	case ProviderAppServer:
-		return appserverWire(lines, jsonLines(c.Stdin))
-	}
-	return nil
-}
+// The pairing rules below are a second decode of stdout, run after the
+// parse; they move into each parser's own pass (issue 16).
 
 type wireLine struct {
 	off  int64
@@ -66,7 +42,7 @@ func isLineError(err error) bool {
 }
 
 func unpaired(l wireLine, format string, args ...any) Finding {
-	return Finding{Violation: adaptertest.Violation{Clause: Unpaired, Index: -1, Message: fmt.Sprintf(format, args...)}, Offset: l.off, Line: l.line}
+	return Finding{Clause: Unpaired, Message: fmt.Sprintf(format, args...), Offset: l.off, Line: l.line}
 }
 
 func codexWire(lines []wireLine) []Finding {
@@ -346,4 +322,12 @@ func appserverWire(lines, client []wireLine) []Finding {
 		}
 	}
 	return out
+}
+
+// stdoutOf returns the stdout a parse kept.
+func stdoutOf(resp driver.Response) []byte {
+	if resp.RawStreams == nil {
+		return nil
+	}
+	return []byte(resp.RawStreams.Stdout)
 }
