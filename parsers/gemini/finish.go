@@ -72,7 +72,7 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 	failure, finish := p.outcome(out)
 	resp.Failure, resp.Finish = failure, finish
 	if failure == nil || failure.Code != driver.FailureProviderError {
-		resp.Usage = p.usage
+		resp.Usage = p.finalUsage()
 	}
 	var data map[string]any
 	if len(p.usageRaw) > 0 {

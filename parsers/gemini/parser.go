@@ -120,8 +120,10 @@ type Parser struct {
 	ev    event
 	cands []*candState
 
-	usage    *driver.Usage
-	usageRaw []byte
+	// usageRaw is the last usageMetadata with a count (the last one at all
+	// while none had a count); usageCounted says whether it has one.
+	usageRaw     []byte
+	usageCounted bool
 
 	blockReason  string
 	blockMessage string
@@ -292,24 +294,34 @@ func (p *Parser) object(d []byte, off int64, line int) error {
 		}
 	}
 	if ev.hasUsage {
-		// usageMetadata is a running snapshot: the last one with counts
+		// usageMetadata is a running snapshot: the last one with a count
 		// replaces the earlier ones (Vertex sends one with only
-		// trafficType until the last chunk).
-		p.usageRaw = append(p.usageRaw[:0], ev.usageRaw...)
-		if u := ev.usage; u.has {
-			if p.usage == nil {
-				p.usage = &driver.Usage{}
-			}
-			// In place: the pointer is handed out only by Finish.
-			*p.usage = driver.Usage{
-				InputTokens:       u.prompt + u.toolUse,
-				CachedInputTokens: u.cached,
-				OutputTokens:      u.candidates + u.thoughts,
-				ReasoningTokens:   u.thoughts,
-			}
+		// trafficType until the last chunk). Only its bytes are kept;
+		// Finish decodes the last.
+		if counted := bytes.Contains(ev.usageRaw, []byte(`TokenCount"`)); counted || !p.usageCounted {
+			p.usageRaw = append(p.usageRaw[:0], ev.usageRaw...)
+			p.usageCounted = counted
 		}
 	}
 	return nil
+}
+
+// finalUsage decodes the kept usageMetadata; nil when it has no count.
+func (p *Parser) finalUsage() *driver.Usage {
+	var u usage
+	if len(p.usageRaw) == 0 || p.usageRaw[0] != '{' {
+		return nil
+	}
+	walkUsage(p.usageRaw, 0, &u)
+	if !u.has {
+		return nil
+	}
+	return &driver.Usage{
+		InputTokens:       u.prompt + u.toolUse,
+		CachedInputTokens: u.cached,
+		OutputTokens:      u.candidates + u.thoughts,
+		ReasoningTokens:   u.thoughts,
+	}
 }
 
 // errorObject handles an event (or body) with a top-level error.

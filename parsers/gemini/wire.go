@@ -156,7 +156,7 @@ func walkEvent(b []byte, ev *event) error {
 				return ev.badMember("usageMetadata", b, i, &ev.extras)
 			}
 			ev.hasUsage = true
-			end := walkUsage(b, i, &ev.usage)
+			end := jsonguard.ValueEnd(b, i)
 			ev.usageRaw = b[i:end]
 			return end
 		case "modelVersion":
@@ -536,9 +536,19 @@ func (e errorString) Error() string { return string(e) }
 func eachMember(b []byte, i int, fn func(name []byte, b []byte, i int) int) int {
 	i = jsonguard.SkipWS(b, i+1)
 	for i < len(b) && b[i] == '"' {
-		end, _, ok := jsonguard.StringEnd(b, i)
-		if !ok {
-			return len(b)
+		// Names are short: a byte loop to the closing quote, StringEnd
+		// only for a name with an escape.
+		end := i + 1
+		for end < len(b) && b[end] != '"' && b[end] != '\\' {
+			end++
+		}
+		if end < len(b) && b[end] == '"' {
+			end++
+		} else {
+			var ok bool
+			if end, _, ok = jsonguard.StringEnd(b, i); !ok {
+				return len(b)
+			}
 		}
 		name := b[i+1 : end-1]
 		i = jsonguard.SkipWS(b, end)
