@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"testing/iotest"
 
 	"github.com/agentwire/agentwire/adaptertest"
+	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/provider"
 )
 
@@ -97,6 +99,8 @@ type Result struct {
 	// the parser reported (clause Malformed or Truncated) and the broken
 	// pairs of the provider protocol (clause Unpaired) the parser found.
 	Findings []Finding
+
+	cleanExit bool // exit code 0 without a signal: a truncation is damage
 }
 
 // Malformed is the pseudo-clause of a Finding for input the parser
@@ -117,10 +121,20 @@ const Malformed = "MALFORMED"
 const Unpaired = provider.Unpaired
 
 // Truncated is the pseudo-clause of a Finding for a malformed final line
-// that ends without a newline: the capture was cut off (the CLI was killed
-// or lost its output, as Claude Code 2.0.50 does past about 64 KiB). It is
-// reported but is not damage.
+// that ends without a newline and is a proper prefix of a JSON value: the
+// capture was cut off mid-line (the CLI was killed or lost its output, as
+// Claude Code 2.0.50 does past about 64 KiB). Any other malformed final
+// line (CR-only line ends, a complete value followed by more bytes) is
+// Malformed. A truncation is damage when the process exited 0 without a
+// signal (a clean exit does not lose its last line), and only reported
+// otherwise.
 const Truncated = "TRUNCATED"
+
+// Incomplete is the pseudo-clause of a Finding for a capture whose process
+// exited 0 without a signal, timeout or cancellation, but whose stream has
+// no terminal event: what a clean run always writes is missing. It is
+// damage.
+const Incomplete = "INCOMPLETE"
 
 // Finding is a violation or a malformed frame, placed in stdout.
 type Finding struct {
@@ -215,7 +229,7 @@ func (r *Result) build() error {
 	// apart from damage in the middle of the stream.
 	seen := map[int64]bool{}
 	lastNL := int64(bytes.LastIndexByte(stdout, '\n'))
-	truncated := len(stdout) > 0 && stdout[len(stdout)-1] != '\n'
+	truncated := len(stdout) > 0 && stdout[len(stdout)-1] != '\n' && jsonPrefix(stdout[lastNL+1:])
 	for i, ev := range events {
 		why, ok := malformed(ev)
 		if !ok || seen[origins[i].Offset] {
@@ -232,8 +246,28 @@ func (r *Result) build() error {
 		})
 	}
 	r.Findings = append(r.Findings, p.Wire...)
+	if out := c.Meta.Outcome(); out.Clean() && p.Response.RawStreams != nil && p.Response.RawStreams.Terminal == nil {
+		r.Findings = append(r.Findings, Finding{
+			Violation: adaptertest.Violation{Clause: Incomplete, Index: -1, Message: "the process exited 0 but the stream has no terminal event"},
+			Offset:    -1,
+		})
+	}
+	r.cleanExit = c.Meta.ExitCode == 0 && c.Meta.Signal == ""
 	r.Document, r.Origins = doc, origins
 	return nil
+}
+
+// jsonPrefix reports whether line (without its newline) is a proper prefix
+// of a JSON value: it is not valid JSON, and the first problem is the end
+// of the input, so more bytes could complete it.
+func jsonPrefix(line []byte) bool {
+	line = bytes.TrimRight(line, "\r")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return false
+	}
+	err := jsonguard.Check(line, 0)
+	var se *jsonguard.SyntaxError
+	return err != nil && errors.As(err, &se) && se.Offset >= len(line) && !errors.Is(err, jsonguard.ErrTooDeep)
 }
 
 // malformed reports whether a document event is a parser's report of
@@ -264,20 +298,21 @@ func (r *Result) JSON() ([]byte, error) { return r.Document.Marshal() }
 func (r *Result) Violations() []Finding {
 	var out []Finding
 	for _, f := range r.Findings {
-		if f.Clause != Malformed && f.Clause != Truncated && f.Clause != Unpaired {
+		if f.Clause != Malformed && f.Clause != Truncated && f.Clause != Unpaired && f.Clause != Incomplete {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// Damaged returns the adaptertest findings, the malformed input and the
-// unpaired protocol messages: what `agentwire check` fails on. Truncated
-// input is not damage.
+// Damaged returns the adaptertest findings, the malformed input, the
+// unpaired protocol messages and a missing terminal on a clean exit: what
+// `agentwire check` fails on. A truncated last line is damage only when
+// the process exited 0 without a signal.
 func (r *Result) Damaged() []Finding {
 	var out []Finding
 	for _, f := range r.Findings {
-		if f.Clause != Truncated {
+		if f.Clause != Truncated || r.cleanExit {
 			out = append(out, f)
 		}
 	}

@@ -65,18 +65,38 @@ func TestParseJSONEqualsGolden(t *testing.T) {
 	}
 }
 
-// TestCheckCorpus: check finds nothing on any corpus case.
+// damagedByTheCLI are the corpus cases whose capture the CLI itself
+// damaged, with what check must say about them: Claude Code 2.0.50 loses
+// its stdout past about 64 KiB, cutting a line mid-value, and still exits
+// 0, so the capture ends without its result.
+var damagedByTheCLI = map[string][]string{
+	"claude/claude-code@2.0.50/big-text": {corpus.Truncated + " at offset 760 (line 2)", corpus.Incomplete + " (whole run)"},
+}
+
+// TestCheckCorpus: check finds nothing on any corpus case but those the
+// CLI damaged, where it finds exactly that damage and exits 1.
 func TestCheckCorpus(t *testing.T) {
 	for _, c := range corpusCases(t) {
 		dir := filepath.Join(corpusDir, filepath.FromSlash(c.Name))
 		code, out, errs := runCmd(t, "", "check", dir)
+		want := damagedByTheCLI[c.Name]
+		var got []string
 		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-			if l != "" && !strings.Contains(l, corpus.Truncated) {
-				t.Errorf("%s: finding %s", c.Name, l)
+			if l != "" {
+				got = append(got, l)
 			}
 		}
-		if code != 0 {
-			t.Errorf("%s: check exit %d: %s%s", c.Name, code, out, errs)
+		if len(got) != len(want) {
+			t.Errorf("%s: findings %q, want %q", c.Name, got, want)
+			continue
+		}
+		for i := range want {
+			if !strings.Contains(got[i], want[i]) {
+				t.Errorf("%s: finding %q, want %q", c.Name, got[i], want[i])
+			}
+		}
+		if wantCode := min(len(want), 1); code != wantCode {
+			t.Errorf("%s: check exit %d, want %d: %s%s", c.Name, code, wantCode, out, errs)
 		}
 	}
 }
@@ -176,7 +196,29 @@ func TestCheckDamaged(t *testing.T) {
 		{"appserver turn/started removed", "appserver/codex@0.169.0/text", func(ls []string) []string {
 			i := indexOf(ls, `"method":"turn/started"`)
 			return append(ls[:i:i], ls[i+1:]...)
-		}, "without its turn/started"},
+		}, "without its turn/started"}, // Damage after the last newline is not a truncation unless the
+		// last line is a proper prefix of a JSON value.
+		{"codex CR-only line ends", "codex/codex@0.169.0/text", func(ls []string) []string {
+			for i := range ls {
+				ls[i] = strings.TrimSuffix(ls[i], "\n") + "\r"
+			}
+			return ls
+		}, "MALFORMED at offset 0 (line 1)"},
+		{"codex complete line after the terminal without a newline", "codex/codex@0.169.0/text", func(ls []string) []string {
+			return append(ls, `{"type":"turn.started"}`)
+		}, "MALFORMED at offset 388 (line 5)"},
+		{"codex terminal cut mid-line on exit 0", "codex/codex@0.169.0/text", func(ls []string) []string {
+			last := ls[len(ls)-1]
+			ls[len(ls)-1] = last[:len(last)/2]
+			return ls
+		}, "TRUNCATED at offset"},
+		{"codex terminal removed on exit 0", "codex/codex@0.169.0/text", func(ls []string) []string {
+			return ls[:len(ls)-1]
+		}, "INCOMPLETE (whole run)"},
+		{"claude result removed on exit 0", "claude/claude-code@2.1.328/text", func(ls []string) []string {
+			i := indexOf(ls, `"type":"result"`)
+			return append(ls[:i:i], ls[i+1:]...)
+		}, "INCOMPLETE (whole run)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -564,5 +606,19 @@ func TestShort(t *testing.T) {
 		if got := short(c.s, c.n); got != c.want {
 			t.Errorf("short(%q, %d) = %s, want %s", c.s, c.n, got, c.want)
 		}
+	}
+}
+
+// TestTruncatedKilled: a last line cut mid-value is reported as TRUNCATED
+// but is not damage when the process did not exit cleanly (it was killed).
+func TestTruncatedKilled(t *testing.T) {
+	dir := copyCase(t, "codex/codex@0.169.0/text", func(ls []string) []string {
+		last := ls[len(ls)-1]
+		ls[len(ls)-1] = last[:len(last)/2]
+		return ls
+	})
+	code, out, errs := runCmd(t, "", "check", "--signal", "SIGKILL", dir)
+	if code != 0 || !strings.Contains(out, corpus.Truncated) || strings.Contains(out, corpus.Incomplete) {
+		t.Errorf("check exit %d:\n%s%s", code, out, errs)
 	}
 }

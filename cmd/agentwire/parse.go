@@ -32,8 +32,12 @@ event ("whole run" when the finding concerns the run as a whole):
               tool_result, a turn/completed without its turn/started, a stream
               without its session announcement): the parsers repair such
               streams, so this is how a capture with a line removed shows
-  TRUNCATED   a final line cut off without a newline (a killed process); it
-              is reported but does not count
+  TRUNCATED   a final line cut off without a newline, mid-value (a killed
+              process); it counts only when the process exited 0 without a
+              signal (a clean exit does not lose its last line); any other
+              bad final line is MALFORMED
+  INCOMPLETE  the process exited 0 without a signal but the stream has no
+              terminal event
 
 Exit status 1 when there is a finding that counts, 0 when there is none.
 ` + inputHelp

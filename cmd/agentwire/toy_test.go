@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -52,6 +53,7 @@ type toyParser struct {
 	output string
 	done   bool
 	bad    int
+	term   []byte // the done line: the toy protocol's terminal event
 }
 
 func (p *toyParser) Feed(f ndjson.Frame) error {
@@ -73,6 +75,7 @@ func (p *toyParser) Feed(f ndjson.Frame) error {
 		}
 	case "done":
 		p.done = true
+		p.term = bytes.Clone(f.Data)
 		if err := p.em.Close(emit.Text, "", "m", nil); err != nil {
 			return err
 		}
@@ -90,6 +93,9 @@ func (p *toyParser) FeedError(err error) error {
 
 func (p *toyParser) Finish(out driver.Outcome) (driver.Response, error) {
 	resp := driver.Response{Output: p.output, ExitCode: out.ExitCode, Signal: out.Signal, TimedOut: out.TimedOut, Provider: "toy"}
+	if p.term != nil {
+		resp.RawStreams = &driver.RawStreams{Terminal: &driver.TerminalPayload{Event: "done", JSON: p.term}}
+	}
 	if !out.Clean() || !p.done {
 		resp.Output = ""
 		resp.Failure = &driver.RunFailure{Code: driver.FailureAgentError, Message: "toy: no done line"}
