@@ -146,8 +146,12 @@ func readCase(fsys fs.FS, dir string) (*Case, error) {
 	if c.MetaJSON, err = fs.ReadFile(fsys, path.Join(dir, FileMeta)); err != nil {
 		return nil, err
 	}
+	metaPath := path.Join(dir, FileMeta)
 	if err := json.Unmarshal(c.MetaJSON, &c.Meta); err != nil {
-		return nil, fmt.Errorf("corpus: %s: %w", path.Join(dir, FileMeta), err)
+		return nil, &MetaError{Path: metaPath, Err: err}
+	}
+	if c.Meta.Provider == "" && c.Meta.CLI == "" && c.Meta.Scenario == "" {
+		return nil, &MetaError{Path: metaPath, Err: errors.New(`none of "provider", "cli" and "scenario" is set`)}
 	}
 	for _, f := range []struct {
 		name string
@@ -161,10 +165,25 @@ func readCase(fsys fs.FS, dir string) (*Case, error) {
 	}
 	c.Provider = providerOf(dir, c.Meta)
 	if _, ok := provider.Lookup(c.Provider); !ok {
-		return nil, fmt.Errorf("corpus: %s: unknown provider %q (the path or meta.json must name one of %s)", dir, c.Provider, strings.Join(provider.Names(), ", "))
+		return nil, &MetaError{Path: metaPath, Err: fmt.Errorf("unknown provider %q (the path or meta.json must name one of %s)", c.Provider, strings.Join(provider.Names(), ", "))}
 	}
 	return c, nil
 }
+
+// MetaError is returned for a case directory whose meta.json the corpus
+// cannot use: not JSON of the Meta schema, none of its identifying members
+// set, or no registered provider named by it or the path. Such a directory
+// usually holds another tool's capture; `agentwire parse` then notes it and
+// parses stdout as a bare capture.
+type MetaError struct {
+	Path string // the meta.json
+	Err  error
+}
+
+func (e *MetaError) Error() string { return "corpus: " + e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns e.Err.
+func (e *MetaError) Unwrap() error { return e.Err }
 
 // providerOf takes the provider from the first path element that names a
 // registered one, else from meta.json.

@@ -63,8 +63,12 @@ stdout next to a meta.json counts as its directory), or nothing: the sample
 case embedded from the corpus (` + corpus.SampleName + `).
 
 For a case the provider, the parser options and the process outcome come from
-meta.json (flags given explicitly override the outcome); for a file they come
-from the flags, and the provider is detected from the content.`
+meta.json, and flags given explicitly always win over it; a meta.json that is
+not agentwire's (another tool's layout) is noted on stderr and ignored, and
+stdout is parsed as a file. For a file they come from the flags, and the
+provider is detected from the content. An empty capture (a CLI that failed
+before writing a line) is parsed like any other when --provider names its
+provider.`
 
 // input is a loaded capture.
 type input struct {
@@ -108,10 +112,18 @@ func loadInput(e *env, f *inputFlags, fs *flag.FlagSet, pos []string) (*input, e
 			}
 		}
 		if st == nil || st.IsDir() {
-			if in, err = caseInput(path); err != nil {
-				return nil, err
+			in, err = caseInput(path)
+			var foreign *foreignMeta
+			if !errors.As(err, &foreign) {
+				if err != nil {
+					return nil, err
+				}
+				break
 			}
-			break
+			// Someone else's capture layout: a meta.json the corpus does
+			// not read is noted and ignored, and stdout is a bare capture.
+			fmt.Fprintf(e.stderr, "agentwire: note: %s is not an agentwire meta.json (%v); ignored, %s parsed as a capture\n", foreign.path, foreign.err, foreign.stdout)
+			path = foreign.stdout
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -145,17 +157,33 @@ func caseInput(dir string) (*input, error) {
 	}
 	c, err := corpus.LoadCase(fsys, base)
 	if err != nil {
+		var me *corpus.MetaError
+		if errors.As(err, &me) {
+			return nil, &foreignMeta{path: filepath.Join(dir, corpus.FileMeta), stdout: filepath.Join(dir, corpus.FileStdout), err: me.Err}
+		}
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	return &input{name: dir, c: c}, nil
 }
 
+// foreignMeta is a case directory whose meta.json the corpus does not
+// recognise (another tool's schema): its stdout is parsed as a bare
+// capture instead.
+type foreignMeta struct {
+	path, stdout string
+	err          error
+}
+
+func (f *foreignMeta) Error() string { return f.path + ": " + f.err.Error() }
+
 // fileInput makes a case of a bare capture.
 func fileInput(name string, b []byte, f *inputFlags, set map[string]bool) (*input, error) {
-	if len(b) == 0 {
-		return nil, fmt.Errorf("%s: empty file (0 bytes): nothing to parse", name)
-	}
 	c := &corpus.Case{Name: name, Stdout: b, Provider: f.provider}
+	if c.Provider == "" && len(b) == 0 {
+		// An empty stdout is a real capture (a CLI that fails before its
+		// first line), but says nothing of its provider.
+		return nil, fmt.Errorf("%s: empty capture (0 bytes): give --provider to parse it", name)
+	}
 	if c.Provider == "" {
 		p, err := detect(b)
 		if err != nil {

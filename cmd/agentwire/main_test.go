@@ -266,7 +266,7 @@ func TestInputErrors(t *testing.T) {
 		want []string
 	}{
 		{"missing", []string{"parse", filepath.Join(dir, "nope.jsonl")}, []string{"nope.jsonl", "no such file or directory"}},
-		{"empty", []string{"parse", empty}, []string{empty, "empty file"}},
+		{"empty", []string{"parse", empty}, []string{empty, "empty capture (0 bytes): give --provider"}},
 		{"binary", []string{"parse", binary}, []string{binary, "offset 7", "binary data"}},
 		{"malformed", []string{"check", malformed}, []string{malformed, "line 1 (offset 0)", "not a JSON object"}},
 		{"text", []string{"parse", "--format", "json", text}, []string{text, "line 1 (offset 0)"}},
@@ -620,5 +620,70 @@ func TestTruncatedKilled(t *testing.T) {
 	code, out, errs := runCmd(t, "", "check", "--signal", "SIGKILL", dir)
 	if code != 0 || !strings.Contains(out, corpus.Truncated) || strings.Contains(out, corpus.Incomplete) {
 		t.Errorf("check exit %d:\n%s%s", code, out, errs)
+	}
+}
+
+// TestForeignMetaJSON: a folder of captures laid out <case>/stdout,
+// <case>/meta.json in another tool's schema: the meta.json is noted on
+// stderr and ignored, and the flags given (provider, outcome) apply.
+func TestForeignMetaJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run-17")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stdout := mustRead(t, filepath.Join(corpusDir, "codex/codex@0.169.0/text/stdout"))
+	for name, b := range map[string][]byte{"stdout": stdout, "meta.json": []byte(`{"tool":"other","exit":0,"started":"2026-01-01"}`)} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, arg := range []string{dir, filepath.Join(dir, "stdout")} {
+		code, out, errs := runCmd(t, "", "parse", "--provider", "codex", "--exit-code", "0", "--format", "json", arg)
+		if code != 0 || !strings.Contains(errs, "meta.json is not an agentwire meta.json") || strings.Count(errs, "\n") != 1 {
+			t.Fatalf("%s: exit %d, stderr %q", arg, code, errs)
+		}
+		var doc struct {
+			Provider string
+			Response struct{ Checkpoint struct{ Valid bool } }
+		}
+		if json.Unmarshal([]byte(out), &doc) != nil || doc.Provider != "codex" || !doc.Response.Checkpoint.Valid {
+			t.Errorf("%s: document %s", arg, out)
+		}
+		// Detection works too, and the exit code flag wins.
+		code, out, _ = runCmd(t, "", "parse", "--exit-code", "1", "--format", "json", arg)
+		if code != 0 || !strings.Contains(out, `"exit_code": 1`) {
+			t.Errorf("%s: detected parse: exit %d %s", arg, code, out)
+		}
+	}
+}
+
+// TestEmptyCapture: an empty stdout is a capture (codex exec resume with an
+// unknown id, claude --resume with one, exit 1 writing nothing): with
+// --provider it gives a failure and no valid checkpoint, and parse exits 0;
+// check reports no damage for it.
+func TestEmptyCapture(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "stdout")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"codex", "claude", "appserver"} {
+		code, out, errs := runCmd(t, "", "parse", "--provider", p, "--exit-code", "1", "--format", "json", empty)
+		var doc struct {
+			Response struct {
+				Failure    *struct{ Message string }
+				Checkpoint *struct{ Valid bool }
+				ExitCode   int `json:"exit_code"`
+			}
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
+			t.Fatalf("%s: exit %d: %s%s", p, code, out, errs)
+		}
+		r := doc.Response
+		if r.Failure == nil || r.Failure.Message == "" || r.Checkpoint != nil && r.Checkpoint.Valid || r.ExitCode != 1 {
+			t.Errorf("%s: response %+v", p, r)
+		}
+		if code, out, errs := runCmd(t, "", "check", "--provider", p, "--exit-code", "1", empty); code != 0 {
+			t.Errorf("%s: check exit %d: %s%s", p, code, out, errs)
+		}
 	}
 }
