@@ -33,8 +33,9 @@
 //	message_stop                 run.finished (Finish, Usage)             result (Usage, stop_reason)
 //	error                        run.error (provider_error)               result (IsError)
 //	ping                         -                                        -
-//	another event / block / delta   anthropic/<event>, anthropic/block.<type>,
-//	                             anthropic/delta.<type> with the exact data    system
+//	another event                anthropic/<event> with the exact data    - (counted in Metadata["unknown"])
+//	another block                anthropic/block.<type> with the exact data   system
+//	another delta                anthropic/delta.<type> with the exact data   -
 //
 // A call's input is its input_json_delta fragments concatenated and parsed
 // at content_block_stop; fragments may be empty (the first usually is),

@@ -15,7 +15,7 @@ import (
 // a random chunking gives the result of the whole delivery, and the raw
 // body is kept exactly.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("testdata/captures/*.sse")
+	files, _ := filepath.Glob(publicCaptures)
 	for _, name := range files {
 		if b, err := os.ReadFile(name); err == nil && len(b) < 64<<10 {
 			f.Add(b, uint16(200), false)

@@ -330,16 +330,16 @@ func (p *Parser) markMalformed(why string) {
 }
 
 // unknownEvent keeps an event type this parser does not know as the custom
-// kind anthropic/<type> with its exact data, and a system item. Counted,
-// not malformed: the API adds event types over time.
+// kind anthropic/<type> with its exact data: a payload and a count, no
+// transcript item (a flood of them keeps the transcript short), and no
+// work at all when no payload is wanted. Counted, not malformed: the API
+// adds event types over time.
 func (p *Parser) unknownEvent(f sse.Frame, typ string) error {
 	p.unknown++
-	raw := map[string]any{"event": f.Event, "data": string(f.Data)}
-	if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: "anthropic event " + typ,
-		Metadata: map[string]string{"event": typ}, Data: raw}); err != nil {
-		return err
+	if !p.opts.Streaming {
+		return p.em.Err()
 	}
-	return p.em.Custom(Provider, typ, driver.StreamPayload{Raw: raw})
+	return p.em.Custom(Provider, typ, driver.StreamPayload{Raw: map[string]any{"event": f.Event, "data": string(f.Data)}})
 }
 
 // messageStart begins the message. A second message_start with another

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -360,10 +361,14 @@ type errReader struct{ err error }
 
 func (r *errReader) Read([]byte) (int, error) { return 0, r.err }
 
-// TestCaptures replays every public capture in testdata/captures under
-// every chunking with zero violations, and checks what each is about.
+// publicCaptures are the corpus's public Anthropic captures (their
+// provenance is in each case's meta.json).
+const publicCaptures = "../../corpus/anthropic-messages/public/*/stdout"
+
+// TestCaptures replays every public capture under every chunking with zero
+// violations, and checks what each is about.
 func TestCaptures(t *testing.T) {
-	files, _ := filepath.Glob("testdata/captures/*.sse")
+	files, _ := filepath.Glob(publicCaptures)
 	if len(files) < 20 {
 		t.Fatalf("only %d captures", len(files))
 	}
@@ -395,7 +400,7 @@ func TestCaptures(t *testing.T) {
 		"vercel-anthropic-spliced-message-start": {driver.FinishToolCalls, nil},
 	}
 	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".sse")
+		name := filepath.Base(filepath.Dir(f))
 		t.Run(name, func(t *testing.T) {
 			b, err := os.ReadFile(f)
 			if err != nil {
@@ -433,5 +438,55 @@ func TestInterleavedText(t *testing.T) {
 	}
 	if strings.Join(texts, "|") != "ace|Bd" {
 		t.Errorf("block texts %q", texts)
+	}
+}
+
+// TestMockCorpus replays the Messages mock's responses (corpus/mock serves
+// them to Claude Code) with their status and content type under every
+// chunking, and checks each one's verdict.
+func TestMockCorpus(t *testing.T) {
+	want := map[string]struct {
+		code    driver.FailureCode
+		errType string
+		reason  driver.FinishReason
+	}{
+		"text":               {reason: driver.FinishStop},
+		"thinking":           {reason: driver.FinishStop},
+		"tool-use":           {reason: driver.FinishToolCalls},
+		"tool-result-answer": {reason: driver.FinishStop},
+		"error-event":        {code: driver.FailureProviderError, errType: "overloaded_error"},
+		"disconnect":         {code: driver.FailureIncomplete},
+		"http-error":         {code: driver.FailureProviderError, errType: "invalid_request_error"},
+	}
+	dirs, _ := filepath.Glob("../../corpus/anthropic-messages/mock/*/meta.json")
+	if len(dirs) != len(want) {
+		t.Fatalf("%d mock cases, want %d", len(dirs), len(want))
+	}
+	for _, m := range dirs {
+		dir := filepath.Dir(m)
+		name := filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			var meta struct {
+				HTTPStatus  int    `json:"http_status"`
+				ContentType string `json:"content_type"`
+			}
+			mb, _ := os.ReadFile(m)
+			body, err := os.ReadFile(filepath.Join(dir, "stdout"))
+			if err != nil || json.Unmarshal(mb, &meta) != nil {
+				t.Fatal(err)
+			}
+			r := parseAll(t, string(body), Options{HTTPStatus: meta.HTTPStatus, ContentType: meta.ContentType})
+			w := want[name]
+			f := r.Response.Failure
+			if w.code == "" {
+				if f != nil || r.Response.Finish == nil || r.Response.Finish.Reason != w.reason {
+					t.Fatalf("failure %+v finish %+v", f, r.Response.Finish)
+				}
+				return
+			}
+			if f == nil || f.Code != w.code || f.ErrorType != w.errType || r.Response.Finish != nil {
+				t.Fatalf("failure %+v finish %+v", f, r.Response.Finish)
+			}
+		})
 	}
 }

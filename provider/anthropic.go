@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/parsers/anthropic"
+)
+
+func init() {
+	Register(Provider{
+		Name:    "anthropic-messages",
+		Summary: "Anthropic Messages API SSE (POST /v1/messages, also Vertex and Bedrock streaming)",
+		Detect:  detectAnthropic,
+		Parse: func(in Input, sink driver.EventSink) Parsed {
+			opts := anthropic.Options{Streaming: in.Streaming, HTTPStatus: in.HTTPStatus, ContentType: in.ContentType, Observe: in.Observe}
+			resp, err := anthropic.Parse(in.Stdout, sink, opts, in.Outcome)
+			return Parsed{Capability: anthropic.Capability, Response: resp, Err: err}
+		},
+	})
+}
+
+// anthropicEvents are the Messages stream's event types that no other
+// provider uses ("error" is everyone's).
+var anthropicEvents = []string{"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"}
+
+// detectAnthropic finds the first line that names a Messages event: an
+// SSE "event:" field with one of anthropicEvents, or a "data:" field whose
+// JSON type is one; or, for an error body, a first JSON line of the API's
+// error document ({"type":"error","error":{...}}).
+func detectAnthropic(head []byte) (int, bool) {
+	for off := 0; off < len(head); {
+		l := head[off:]
+		if n := bytes.IndexByte(l, '\n'); n >= 0 {
+			l = l[:n]
+		}
+		at := off
+		off += len(l) + 1
+		l = bytes.TrimSuffix(l, []byte("\r"))
+		if at == 0 {
+			l = bytes.TrimPrefix(l, []byte("\xef\xbb\xbf"))
+		}
+		if name, ok := bytes.CutPrefix(l, []byte("event:")); ok {
+			if slices.Contains(anthropicEvents, string(bytes.TrimSpace(name))) {
+				return at, true
+			}
+			continue
+		}
+		if data, ok := bytes.CutPrefix(l, []byte("data:")); ok {
+			if _, ok := DetectJSONLines(bytes.TrimSpace(data), func(o Object) bool {
+				t, _ := o.String("type")
+				return slices.Contains(anthropicEvents, t)
+			}); ok {
+				return at, true
+			}
+			continue
+		}
+		if at == 0 {
+			if _, ok := DetectJSONLines(l, func(o Object) bool {
+				t, _ := o.String("type")
+				return t == "error" && o.Has("error")
+			}); ok {
+				return 0, true
+			}
+		}
+	}
+	return 0, false
+}
