@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 
 	"github.com/agentwire/agentwire/driver"
@@ -22,13 +23,14 @@ func init() {
 }
 
 // anthropicEvents are the Messages stream's event types that no other
-// provider uses ("error" is everyone's).
-var anthropicEvents = []string{"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"}
+// provider uses ("error" is everyone's, and "ping" a keep-alive name too
+// common to be evidence; a stream starts with message_start anyway).
+var anthropicEvents = []string{"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"}
 
 // detectAnthropic finds the first line that names a Messages event: an
 // SSE "event:" field with one of anthropicEvents, or a "data:" field whose
-// JSON type is one; or, for an error body, a first JSON line of the API's
-// error document ({"type":"error","error":{...}}).
+// JSON type is one; or, for an error body, the API's error document
+// ({"type":"error","error":{...}}) as the whole head.
 func detectAnthropic(head []byte) (int, bool) {
 	for off := 0; off < len(head); {
 		l := head[off:]
@@ -56,13 +58,12 @@ func detectAnthropic(head []byte) (int, bool) {
 			}
 			continue
 		}
-		if at == 0 {
-			if _, ok := DetectJSONLines(l, func(o Object) bool {
-				t, _ := o.String("type")
-				return t == "error" && o.Has("error")
-			}); ok {
-				return 0, true
-			}
+	}
+	// An error document, one line or pretty-printed.
+	var o Object
+	if json.Unmarshal(bytes.TrimPrefix(bytes.TrimSpace(head), []byte("\xef\xbb\xbf")), &o) == nil {
+		if t, _ := o.String("type"); t == "error" && o.Has("error") {
+			return 0, true
 		}
 	}
 	return 0, false

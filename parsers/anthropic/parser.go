@@ -32,7 +32,9 @@ type Options struct {
 
 	// HTTPStatus is the response's status code; 0 means unknown and is
 	// read as 200. Outside 200-299 the body is an error document, not an
-	// event stream (see the package doc).
+	// event stream (see the package doc). When neither HTTPStatus nor
+	// ContentType is given, a body whose first non-blank byte is "{" is
+	// taken for a document too (an error body captured without headers).
 	HTTPStatus int
 
 	// ContentType is the response's Content-Type header; "" means unknown
@@ -118,6 +120,7 @@ type Parser struct {
 	opts Options
 
 	document bool   // the body is a document (error response), not a stream
+	sniff    bool   // neither status nor content type given: the first bytes decide
 	body     []byte // a document body, up to maxBody
 	bodyLen  int64
 
@@ -154,6 +157,7 @@ func New(sink driver.EventSink, opts Options) *Parser {
 		em:       emit.New(sink, opts.Streaming, Capability),
 		opts:     opts,
 		document: isDocument(opts.HTTPStatus, opts.ContentType),
+		sniff:    opts.HTTPStatus == 0 && opts.ContentType == "",
 		blocks:   map[int]*block{},
 	}
 }
@@ -198,6 +202,17 @@ func (p *Parser) Feed(f sse.Frame) error {
 	}
 	if err := p.em.Err(); err != nil {
 		return err
+	}
+	if p.sniff {
+		switch i := jsonguard.SkipWS(f.Raw, 0); {
+		case f.Kind == sse.KindBOM || i == len(f.Raw):
+		case f.Raw[i] == '{':
+			// Neither status nor content type was given and the body is a
+			// JSON document: an error body captured without its headers.
+			p.document, p.sniff = true, false
+		default:
+			p.sniff = false
+		}
 	}
 	if p.document {
 		p.bodyLen += int64(len(f.Raw))

@@ -490,3 +490,12 @@ func TestMockCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestBareErrorBody: without status and content type, a JSON body is the
+// error document it looks like.
+func TestBareErrorBody(t *testing.T) {
+	r := parseAll(t, "\n{\n  \"type\": \"error\",\n  \"error\": {\"type\": \"not_found_error\", \"message\": \"model: x\"}\n}\n", Options{})
+	if f := r.Response.Failure; f == nil || f.Code != driver.FailureProviderError || f.ErrorType != "not_found_error" || f.HTTPStatus != 0 {
+		t.Fatalf("failure %+v", f)
+	}
+}
