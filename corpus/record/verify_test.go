@@ -222,3 +222,19 @@ func TestAssistantStopReasonRace(t *testing.T) {
 		t.Errorf("only assistant lines are normalised")
 	}
 }
+
+func TestVerifyAbortRateLimits(t *testing.T) {
+	want, got := t.TempDir(), t.TempDir()
+	limits := `{"method":"account/rateLimits/updated","params":{"rateLimits":{"limitId":"codex"}},"emittedAtMs":1}` + "\n"
+	writeFiles(t, want, map[string]string{"appserver/c@1/i/stdout": "a\n" + limits + "{\"id\":3,\"result\":{}}\n", "appserver/c@1/i/meta.json": "{}\n"})
+	writeFiles(t, got, map[string]string{"appserver/c@1/i/stdout": "a\n{\"id\":3,\"result\":{}}\n", "appserver/c@1/i/meta.json": "{}\n"})
+	if d, _ := Verify(want, got, nil); d == "" {
+		t.Error("a missing rateLimits notification in a turn that was not stopped was not reported")
+	}
+	intr := "{\n  \"interrupt\": true\n}\n"
+	writeFiles(t, want, map[string]string{"appserver/c@1/i/meta.json": intr})
+	writeFiles(t, got, map[string]string{"appserver/c@1/i/meta.json": intr})
+	if d, _ := Verify(want, got, nil); d != "" {
+		t.Errorf("after an interrupt the rateLimits notification may be missing:\n%s", d)
+	}
+}
