@@ -28,6 +28,7 @@ type Capability struct {
 	Reasoning    bool `json:"reasoning"`
 	ToolCallArgs bool `json:"tool_call_args"`
 	HITL         bool `json:"hitl"`
+	Finish       bool `json:"finish"`
 }
 
 // Event is one emission: exactly one member is set.
@@ -43,6 +44,7 @@ type DocResponse struct {
 	Summary      string                  `json:"summary"`
 	Transcript   []driver.TranscriptItem `json:"transcript"`
 	Usage        *Usage                  `json:"usage"`
+	Finish       *Finish                 `json:"finish"`
 	Terminal     *Terminal               `json:"terminal"`
 	Checkpoint   *Checkpoint             `json:"checkpoint"`
 	Failure      *Failure                `json:"failure"`
@@ -54,11 +56,22 @@ type DocResponse struct {
 	StderrBytes  int                     `json:"stderr_bytes"`
 }
 
-// Usage is the token accounting the provider reported.
+// Usage is the token accounting the provider reported, with the one
+// meaning of driver.Usage.
 type Usage struct {
-	InputTokens       int `json:"input_tokens"`
-	OutputTokens      int `json:"output_tokens"`
-	CachedInputTokens int `json:"cached_input_tokens"`
+	InputTokens           int `json:"input_tokens"`
+	OutputTokens          int `json:"output_tokens"`
+	CachedInputTokens     int `json:"cached_input_tokens"`
+	CacheWriteInputTokens int `json:"cache_write_input_tokens"`
+	ReasoningTokens       int `json:"reasoning_tokens"`
+}
+
+// Finish is the normalized reason the provider stopped (driver.Finish):
+// Reason a member of the driver.FinishReason union, Raw the provider's own
+// value ("" when it sent none).
+type Finish struct {
+	Reason driver.FinishReason `json:"reason"`
+	Raw    string              `json:"raw"`
 }
 
 // Terminal is the provider's official terminal event: its native name and
@@ -81,10 +94,13 @@ type SessionState struct {
 	Data      map[string]string `json:"data"`
 }
 
-// Failure is the structured failure of the run.
+// Failure is the structured failure of the run; ErrorType and HTTPStatus
+// are a model API's typed error ("" and 0 otherwise).
 type Failure struct {
-	Code    driver.FailureCode `json:"code"`
-	Message string             `json:"message"`
+	Code       driver.FailureCode `json:"code"`
+	Message    string             `json:"message"`
+	ErrorType  string             `json:"error_type"`
+	HTTPStatus int                `json:"http_status"`
 }
 
 // Marshal returns the canonical text of the document: two-space
@@ -119,7 +135,11 @@ func newDocResponse(resp driver.Response, stdout, stderr []byte) DocResponse {
 		d.Transcript = []driver.TranscriptItem{}
 	}
 	if u := resp.Usage; u != nil {
-		d.Usage = &Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.CachedInputTokens}
+		d.Usage = &Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.CachedInputTokens,
+			CacheWriteInputTokens: u.CacheWriteInputTokens, ReasoningTokens: u.ReasoningTokens}
+	}
+	if f := resp.Finish; f != nil {
+		d.Finish = &Finish{Reason: f.Reason, Raw: f.Raw}
 	}
 	if rs := resp.RawStreams; rs != nil && rs.Terminal != nil {
 		d.Terminal = &Terminal{Event: rs.Terminal.Event, JSON: rs.Terminal.JSON}
@@ -140,12 +160,12 @@ func newDocResponse(resp driver.Response, stdout, stderr []byte) DocResponse {
 		}
 	}
 	if f := resp.Failure; f != nil {
-		d.Failure = &Failure{Code: f.Code, Message: f.Message}
+		d.Failure = &Failure{Code: f.Code, Message: f.Message, ErrorType: f.ErrorType, HTTPStatus: f.HTTPStatus}
 	}
 	return d
 }
 
 // capabilityOf converts a driver capability.
 func capabilityOf(c driver.StreamCapability) Capability {
-	return Capability{Native: c.Native, TokenLevel: c.TokenLevel, Reasoning: c.Reasoning, ToolCallArgs: c.ToolCallArgs, HITL: c.HITL}
+	return Capability{Native: c.Native, TokenLevel: c.TokenLevel, Reasoning: c.Reasoning, ToolCallArgs: c.ToolCallArgs, HITL: c.HITL, Finish: c.Finish}
 }
