@@ -3,6 +3,7 @@ package corpus
 import (
 	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/provider"
@@ -30,7 +31,7 @@ type Parsed struct {
 // meta.json implies (Case.Settings overriding), its outcome, stdout and
 // stdin delivered by ch, the previous run's checkpoint state for a
 // resumed run, sink told each frame's origin.
-func parse(c *Case, ch Chunking, streaming bool, sink *Sink) (Parsed, error) {
+func parse(c *Case, ch Chunking, streaming bool, sink *Sink, stdout io.Reader) (Parsed, error) {
 	p, ok := provider.Lookup(c.Provider)
 	if !ok {
 		return Parsed{}, fmt.Errorf("no provider %q is registered", c.Provider)
@@ -46,6 +47,9 @@ func parse(c *Case, ch Chunking, streaming bool, sink *Sink) (Parsed, error) {
 		},
 		Streaming: streaming, Settings: settings, SessionData: c.Meta.SessionData(),
 		Observe: sink.At,
+	}
+	if stdout != nil {
+		in.Stdout = stdout
 	}
 	if c.Stdin != nil {
 		in.Stdin = ch.Reader(c.Stdin)

@@ -78,6 +78,14 @@ type Options struct {
 	// NoStream turns stream payloads off: the document then has the
 	// transcript items only. Goldens are made with payloads on.
 	NoStream bool
+	// Stdout, when set, is read for stdout instead of the case's Stdout (a
+	// live pipe, a file still being written): the case's Stdout then needs
+	// to hold only what provider detection and switches looked at, and the
+	// Result describes what the framing tee read.
+	Stdout io.Reader
+	// Live, when set, is called with every Document event as the parser
+	// emits it (see Sink.Live).
+	Live func(i int, ev Event, o Origin)
 }
 
 // Replay parses c with its provider's parser, delivering stdout whole, and
@@ -172,8 +180,8 @@ func (o Options) Replay(c *Case) (*Result, error) {
 	if ch.Reader == nil {
 		ch = Whole
 	}
-	sink := &Sink{}
-	p, err := parse(c, ch, !o.NoStream, sink)
+	sink := &Sink{Live: o.Live}
+	p, err := parse(c, ch, !o.NoStream, sink, o.Stdout)
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %s: %w", c.Name, err)
 	}

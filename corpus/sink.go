@@ -22,8 +22,13 @@ type Sink struct {
 	Events   []driver.RunEvent
 	Payloads []driver.StreamPayload
 	Order    []Emission
+	// Live, when set, is called with every Document event as it is
+	// recorded (chunk events are not Document events), with its origin and
+	// its index among the Document's events.
+	Live func(i int, ev Event, o Origin)
 
-	at Origin
+	at    Origin
+	nLive int
 }
 
 // Emission is one sink call: a payload (Stream true) or a RunEvent, its
@@ -48,13 +53,29 @@ func (s *Sink) Emit(ev driver.RunEvent) error {
 	}
 	s.Order = append(s.Order, Emission{Index: len(s.Events), Origin: s.at})
 	s.Events = append(s.Events, ev)
+	if s.Live != nil && ev.Type != driver.RunEventChunk {
+		e := &s.Events[len(s.Events)-1]
+		if e.Type == driver.RunEventItem && e.Item != nil {
+			s.live(Event{Item: e.Item})
+		} else {
+			s.live(Event{RunEvent: e})
+		}
+	}
 	return nil
+}
+
+func (s *Sink) live(ev Event) {
+	s.Live(s.nLive, ev, s.at)
+	s.nLive++
 }
 
 // EmitStream records a StreamPayload.
 func (s *Sink) EmitStream(p driver.StreamPayload) error {
 	s.Order = append(s.Order, Emission{Stream: true, Index: len(s.Payloads), Origin: s.at})
 	s.Payloads = append(s.Payloads, p)
+	if s.Live != nil {
+		s.live(Event{Stream: &s.Payloads[len(s.Payloads)-1]})
+	}
 	return nil
 }
 

@@ -29,6 +29,7 @@ type inputFlags struct {
 	stdinFile   string
 	httpStatus  int
 	contentType string
+	follow      string
 	// switches holds a flag per provider switch (provider.Switch), by name.
 	switches map[string]*bool
 }
@@ -48,6 +49,7 @@ func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.stdinFile, "stdin", "", "the `FILE` holding what was written to the process's stdin (the client side of the protocol, where it has one)")
 	fs.IntVar(&f.httpStatus, "http-status", 0, "a model API capture: the HTTP `STATUS` of the response whose body the input is (default: meta.json's for a case)")
 	fs.StringVar(&f.contentType, "content-type", "", "a model API capture: the response's Content-Type (default: meta.json's for a case)")
+	fs.StringVar(&f.follow, "follow", "", "follow `FILE` as it is written (like tail -f), printing each event as it is parsed; it ends at the run's terminal, at the end of the file once --exit-code or --signal is given, or on interrupt (the partial response is printed)")
 	f.switches = map[string]*bool{}
 	for _, p := range provider.All() {
 		for _, sw := range p.Switches {
@@ -75,6 +77,11 @@ type input struct {
 	name string // for messages: the file, "<stdin>" or the sample
 	c    *corpus.Case
 	bare bool // a capture without meta.json
+	// live, when set, is the stdout to read as it is written (standard
+	// input, a pipe, a followed file); c.Stdout then holds only the head
+	// read for detection.
+	live   io.Reader
+	follow *follower
 }
 
 // loadInput loads the input named by pos (at most one argument).
@@ -86,6 +93,16 @@ func loadInput(e *env, f *inputFlags, fs *flag.FlagSet, pos []string) (*input, e
 	}
 	var in *input
 	switch {
+	case f.follow != "":
+		if len(pos) > 0 {
+			return nil, fmt.Errorf("--follow %s and %s: one input at most", f.follow, pos[0])
+		}
+		fi, fo, err := followInput(f.follow, f, set)
+		if err != nil {
+			return nil, err
+		}
+		in = fi
+		in.follow = fo
 	case len(pos) == 0:
 		c, err := corpus.Sample()
 		if err != nil {
@@ -93,11 +110,8 @@ func loadInput(e *env, f *inputFlags, fs *flag.FlagSet, pos []string) (*input, e
 		}
 		in = &input{name: "embedded sample " + corpus.SampleName, c: c}
 	case pos[0] == "-":
-		b, err := io.ReadAll(e.stdin)
-		if err != nil {
-			return nil, fmt.Errorf("<stdin>: %w", err)
-		}
-		if in, err = fileInput("<stdin>", b, f, set); err != nil {
+		var err error
+		if in, err = liveInput("<stdin>", e.stdin, f); err != nil {
 			return nil, err
 		}
 	default:
@@ -124,6 +138,20 @@ func loadInput(e *env, f *inputFlags, fs *flag.FlagSet, pos []string) (*input, e
 			// not read is noted and ignored, and stdout is a bare capture.
 			fmt.Fprintf(e.stderr, "agentwire: note: %s is not an agentwire meta.json (%v); ignored, %s parsed as a capture\n", foreign.path, foreign.err, foreign.stdout)
 			path = foreign.stdout
+			if st, err = os.Stat(path); err != nil {
+				return nil, fileError(path, err)
+			}
+		}
+		if isLive(st) {
+			file, err := os.Open(path)
+			if err != nil {
+				return nil, fileError(path, err)
+			}
+			// Closed when the command exits: the parse reads it to its end.
+			if in, err = liveInput(path, file, f); err != nil {
+				return nil, err
+			}
+			break
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {

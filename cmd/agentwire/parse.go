@@ -46,14 +46,14 @@ func runParse(e *env, args []string) int {
 	fs := newFlags("parse")
 	var f inputFlags
 	f.register(fs)
-	format := fs.String("format", "text", "the output `format`: text (a timeline) or json (the JSON document)")
+	format := fs.String("format", "text", "the output `format`: text (a timeline), json (the JSON document) or jsonl (one JSON object per event as it is parsed, then the response and the violations)")
 	color := fs.String("color", "auto", "colour the text timeline: auto (when stdout is a terminal and NO_COLOR is unset), always or never")
 	pos, code, done := parseFlags(e, fs, "[flags] [FILE|DIR|-]", parseHelp, args)
 	if done {
 		return code
 	}
-	if *format != "text" && *format != "json" {
-		return fail(e, "parse", fmt.Errorf("--format %q: want text or json", *format))
+	if *format != "text" && *format != "json" && *format != "jsonl" {
+		return fail(e, "parse", fmt.Errorf("--format %q: want text, json or jsonl", *format))
 	}
 	if *color != "auto" && *color != "always" && *color != "never" {
 		return fail(e, "parse", fmt.Errorf("--color %q: want auto, always or never", *color))
@@ -62,20 +62,85 @@ func runParse(e *env, args []string) int {
 	if err != nil {
 		return fail(e, "parse", err)
 	}
-	r, err := corpus.Options{NoStream: !f.streaming}.Replay(in.c)
+	if in.follow != nil {
+		defer in.follow.close()
+	}
+	useColor := *color == "always" || *color == "auto" && isTerminal(e.stdout) && os.Getenv("NO_COLOR") == ""
+	p := palette{useColor}
+	o := corpus.Options{NoStream: !f.streaming, Stdout: in.live}
+	live := in.live != nil && *format != "json"
+	jw := newJSONLines(e.stdout)
+	if live || in.follow != nil {
+		if live && *format == "text" {
+			fmt.Fprintf(e.stdout, "%s  %s  live\n", p.c("1", in.name), p.c("1", in.c.Provider))
+			fmt.Fprintf(e.stdout, "%s\n", p.c("2", "   #   line  event"))
+		}
+		o.Live = func(i int, ev corpus.Event, at corpus.Origin) {
+			if in.follow != nil {
+				in.follow.see(ev)
+			}
+			switch {
+			case !live:
+			case *format == "text":
+				eventLine(e.stdout, p, i, at, ev)
+			default:
+				jw.write(ev)
+			}
+		}
+	}
+	r, err := o.Replay(in.c)
 	if err != nil {
 		return fail(e, "parse", err)
 	}
-	if *format == "json" {
+	switch {
+	case *format == "json":
 		b, err := r.JSON()
 		if err != nil {
 			return fail(e, "parse", err)
 		}
 		e.stdout.Write(b)
-		return 0
+	case *format == "jsonl":
+		if !live {
+			for _, ev := range r.Document.Events {
+				jw.write(ev)
+			}
+		}
+		jw.write(map[string]any{"response": r.Document.Response})
+		jw.write(map[string]any{"violations": r.Document.Violations})
+	case live:
+		fmt.Fprintf(e.stdout, "%s  %s\n", p.c("1", "streams"), streamsLine(r.Document))
+		footer(e.stdout, p, r)
+	default:
+		timeline(e.stdout, in, r, useColor)
 	}
-	useColor := *color == "always" || *color == "auto" && isTerminal(e.stdout) && os.Getenv("NO_COLOR") == ""
-	timeline(e.stdout, in, r, useColor)
+	return jw.err()
+}
+
+// jsonLines writes one JSON value per line, flushed at once (a live
+// consumer reads each as it comes), without HTML escaping, as the JSON
+// document does.
+type jsonLines struct {
+	enc  *json.Encoder
+	werr error
+}
+
+func newJSONLines(w io.Writer) *jsonLines {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &jsonLines{enc: enc}
+}
+
+func (j *jsonLines) write(v any) {
+	if j.werr == nil {
+		j.werr = j.enc.Encode(v)
+	}
+}
+
+// err returns the exit status: 3 if a line could not be written.
+func (j *jsonLines) err() int {
+	if j.werr != nil {
+		return 3
+	}
 	return 0
 }
 
@@ -95,7 +160,14 @@ func runCheck(e *env, args []string) int {
 	if err != nil {
 		return fail(e, "check", err)
 	}
-	r, err := corpus.Options{NoStream: !f.streaming}.Replay(in.c)
+	if in.follow != nil {
+		defer in.follow.close()
+	}
+	o := corpus.Options{NoStream: !f.streaming, Stdout: in.live}
+	if in.follow != nil {
+		o.Live = func(_ int, ev corpus.Event, _ corpus.Origin) { in.follow.see(ev) }
+	}
+	r, err := o.Replay(in.c)
 	if err != nil {
 		return fail(e, "check", err)
 	}
@@ -109,7 +181,7 @@ func runCheck(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "%s: %s\n", in.name, x)
 	}
 	if *format == "text" {
-		fmt.Fprintf(e.stderr, "%s: %s, %d bytes: %d violations, %d malformed or unpaired\n", in.name, r.Case.Provider, len(r.Case.Stdout), len(r.Violations()), len(bad)-len(r.Violations()))
+		fmt.Fprintf(e.stderr, "%s: %s, %d bytes: %d violations, %d malformed or unpaired\n", in.name, r.Case.Provider, r.Document.Response.StdoutBytes, len(r.Violations()), len(bad)-len(r.Violations()))
 	}
 	if len(bad) > 0 {
 		return 1
@@ -161,6 +233,32 @@ func (p palette) kind(k string) string {
 func timeline(w io.Writer, in *input, r *corpus.Result, color bool) {
 	p := palette{color}
 	d := r.Document
+	fmt.Fprintf(w, "%s  %s  %s\n", p.c("1", in.name), p.c("1", d.Provider), streamsLine(d))
+	fmt.Fprintf(w, "%s\n", p.c("2", "   #   line  event"))
+	evs := d.Events
+	for i := 0; i < len(evs); i++ {
+		ev := evs[i]
+		if s := ev.Stream; s != nil && (s.Kind == driver.StreamTextContent || s.Kind == driver.StreamReasoningContent || s.Kind == driver.StreamToolCallArgs) {
+			// Merge the run of deltas of one id.
+			var text strings.Builder
+			n := 0
+			j := i
+			for ; j < len(evs) && evs[j].Stream != nil && evs[j].Stream.Kind == s.Kind && evs[j].Stream.MessageID == s.MessageID && evs[j].Stream.ToolCallID == s.ToolCallID && evs[j].Stream.ScopeID == s.ScopeID; j++ {
+				text.WriteString(evs[j].Stream.Delta)
+				n++
+			}
+			id := s.MessageID + s.ToolCallID
+			fmt.Fprintf(w, "%4d %s  %s %s %s (%d %s)\n", i, where(r.Origins[i]), p.kind(string(s.Kind)), id, short(text.String(), 70), n, plural(n, "delta", "deltas"))
+			i = j - 1
+			continue
+		}
+		eventLine(w, p, i, r.Origins[i], ev)
+	}
+	footer(w, p, r)
+}
+
+// streamsLine describes the capture's streams and the parser's capability.
+func streamsLine(d *corpus.Document) string {
 	cp := d.Capability
 	var caps []string
 	for _, x := range []struct {
@@ -171,42 +269,37 @@ func timeline(w io.Writer, in *input, r *corpus.Result, color bool) {
 			caps = append(caps, x.name)
 		}
 	}
-	fmt.Fprintf(w, "%s  %s  stdout %d bytes, stderr %d bytes  capability: %s\n",
-		p.c("1", in.name), p.c("1", d.Provider), d.Response.StdoutBytes, d.Response.StderrBytes, strings.Join(caps, " "))
-	fmt.Fprintf(w, "%s\n", p.c("2", "   #   line  event"))
-	evs := d.Events
-	for i := 0; i < len(evs); i++ {
-		o := r.Origins[i]
-		where := "  end"
-		if o.Line > 0 {
-			where = fmt.Sprintf("%5d", o.Line)
-		}
-		ev := evs[i]
-		switch {
-		case ev.Stream != nil:
-			s := ev.Stream
-			if s.Kind == driver.StreamTextContent || s.Kind == driver.StreamReasoningContent || s.Kind == driver.StreamToolCallArgs {
-				// Merge the run of deltas of one id.
-				var text strings.Builder
-				n := 0
-				j := i
-				for ; j < len(evs) && evs[j].Stream != nil && evs[j].Stream.Kind == s.Kind && evs[j].Stream.MessageID == s.MessageID && evs[j].Stream.ToolCallID == s.ToolCallID && evs[j].Stream.ScopeID == s.ScopeID; j++ {
-					text.WriteString(evs[j].Stream.Delta)
-					n++
-				}
-				id := s.MessageID + s.ToolCallID
-				fmt.Fprintf(w, "%4d %s  %s %s %s (%d %s)\n", i, where, p.kind(string(s.Kind)), id, short(text.String(), 70), n, plural(n, "delta", "deltas"))
-				i = j - 1
-				continue
-			}
-			fmt.Fprintf(w, "%4d %s  %s%s\n", i, where, p.kind(string(s.Kind)), payloadDetail(s))
-		case ev.Item != nil:
-			fmt.Fprintf(w, "%4d %s  %s %s%s\n", i, where, p.c("2", "item"), p.c("32", string(ev.Item.Kind)), itemDetail(ev.Item))
-		case ev.RunEvent != nil:
-			fmt.Fprintf(w, "%4d %s  %s %s %s\n", i, where, p.c("2", "event"), ev.RunEvent.Type, short(ev.RunEvent.Text, 70))
-		}
+	return fmt.Sprintf("stdout %d bytes, stderr %d bytes  capability: %s", d.Response.StdoutBytes, d.Response.StderrBytes, strings.Join(caps, " "))
+}
+
+// where renders an event's line in stdout ("  end" for what Finish emitted).
+func where(o corpus.Origin) string {
+	if o.Line > 0 {
+		return fmt.Sprintf("%5d", o.Line)
 	}
-	resp := d.Response
+	return "  end"
+}
+
+// eventLine prints one timeline line for event i.
+func eventLine(w io.Writer, p palette, i int, o corpus.Origin, ev corpus.Event) {
+	switch {
+	case ev.Stream != nil:
+		s := ev.Stream
+		if s.Kind == driver.StreamTextContent || s.Kind == driver.StreamReasoningContent || s.Kind == driver.StreamToolCallArgs {
+			fmt.Fprintf(w, "%4d %s  %s %s %s\n", i, where(o), p.kind(string(s.Kind)), s.MessageID+s.ToolCallID, short(s.Delta, 70))
+			return
+		}
+		fmt.Fprintf(w, "%4d %s  %s%s\n", i, where(o), p.kind(string(s.Kind)), payloadDetail(s))
+	case ev.Item != nil:
+		fmt.Fprintf(w, "%4d %s  %s %s%s\n", i, where(o), p.c("2", "item"), p.c("32", string(ev.Item.Kind)), itemDetail(ev.Item))
+	case ev.RunEvent != nil:
+		fmt.Fprintf(w, "%4d %s  %s %s %s\n", i, where(o), p.c("2", "event"), ev.RunEvent.Type, short(ev.RunEvent.Text, 70))
+	}
+}
+
+// footer prints the response and the findings.
+func footer(w io.Writer, p palette, r *corpus.Result) {
+	resp := r.Document.Response
 	fmt.Fprintf(w, "%s\n", p.c("1", "response"))
 	fmt.Fprintf(w, "  output      %s\n", short(resp.Output, 100))
 	if resp.Summary != "" {
