@@ -16,5 +16,6 @@ func FuzzJSONRPC(f *testing.F)   { targets.FuzzJSONRPC(f) }
 func FuzzCodex(f *testing.F)     { targets.FuzzCodex(f) }
 func FuzzClaude(f *testing.F)    { targets.FuzzClaude(f) }
 func FuzzAppServer(f *testing.F) { targets.FuzzAppServer(f) }
+func FuzzGemini(f *testing.F)    { targets.FuzzGemini(f) }
 func FuzzChunking(f *testing.F)  { targets.FuzzChunking(f) }
 func FuzzCodec(f *testing.F)     { targets.FuzzCodec(f) }

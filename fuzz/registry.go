@@ -18,6 +18,7 @@ var Targets = []Target{
 	{"FuzzCodex", func(b []byte) error { return CheckParser(ProviderByName("codex"), b) }, "codex"},
 	{"FuzzClaude", func(b []byte) error { return CheckParser(ProviderByName("claude"), b) }, "claude"},
 	{"FuzzAppServer", func(b []byte) error { return CheckParser(ProviderByName("appserver"), b) }, "appserver"},
+	{"FuzzGemini", func(b []byte) error { return CheckParser(ProviderByName("gemini"), b) }, "gemini"},
 	{"FuzzChunking", CheckChunking, "all"},
 	{"FuzzCodec", CheckCodec, "codec"},
 }

@@ -45,6 +45,11 @@ func FuzzAppServer(f *testing.F) {
 	run(f, func(b []byte) error { return fuzz.CheckParser(fuzz.ProviderByName("appserver"), b) })
 }
 
+// FuzzGemini runs fuzz.CheckParser for the Gemini API stream parser.
+func FuzzGemini(f *testing.F) {
+	run(f, func(b []byte) error { return fuzz.CheckParser(fuzz.ProviderByName("gemini"), b) })
+}
+
 // FuzzChunking runs fuzz.CheckChunking.
 func FuzzChunking(f *testing.F) { run(f, fuzz.CheckChunking) }
 

@@ -75,7 +75,7 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 		resp.Usage = p.finalUsage()
 	}
 	var data map[string]any
-	if len(p.usageRaw) > 0 {
+	if len(p.usageRaw) > 0 && resp.Usage != nil {
 		data = map[string]any{"usageMetadata": decodeAny(p.usageRaw)}
 	}
 	for _, c := range p.cands {

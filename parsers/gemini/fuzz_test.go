@@ -26,7 +26,7 @@ var fuzzStatuses = []int{200, 0, 400, 429, 500, 503}
 // under a 2xx status, a provider error only when it holds an error member
 // or the status is not 2xx.
 func FuzzParse(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/public/*.sse")
+	seeds, _ := filepath.Glob(filepath.Join(corpusRoot, "*", "*", "stdout"))
 	for _, s := range seeds {
 		b, _ := os.ReadFile(s)
 		f.Add(b, byte(0))

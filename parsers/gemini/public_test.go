@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,49 +12,50 @@ import (
 	"github.com/agentwire/agentwire/driver"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
-
 type publicCase struct {
 	name   string
 	status int
 	body   string
 }
 
-// publicCases are the public captures of testdata/public (see its
-// PROVENANCE.md); the crewAI one is an HTTP 400 body.
+// corpusRoot holds the gemini corpus: public captures (provenance in each
+// meta.json) and the mock's scenarios. corpus.Test holds them to their
+// golden.json; the tests here use them as inputs.
+const corpusRoot = "../../corpus/gemini"
+
+// publicCases are the cases of corpusRoot with their HTTP status.
 func publicCases(t testing.TB) []publicCase {
 	t.Helper()
-	files, _ := filepath.Glob("testdata/public/*.sse")
-	if len(files) < 15 {
-		t.Fatalf("found %d public captures", len(files))
+	metas, _ := filepath.Glob(filepath.Join(corpusRoot, "*", "*", "meta.json"))
+	if len(metas) < 20 {
+		t.Fatalf("found %d gemini corpus cases", len(metas))
 	}
 	var cases []publicCase
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	for _, m := range metas {
+		dir := filepath.Dir(m)
+		b, err := os.ReadFile(filepath.Join(dir, "stdout"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := publicCase{name: strings.TrimSuffix(filepath.Base(f), ".sse"), status: 200, body: string(b)}
-		if strings.Contains(c.name, "http400") {
-			c.status = 400
+		mb, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
 		}
-		cases = append(cases, c)
+		var meta struct {
+			HTTPStatus int `json:"http_status"`
+		}
+		if err := json.Unmarshal(mb, &meta); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		rel, _ := filepath.Rel(corpusRoot, dir)
+		cases = append(cases, publicCase{name: filepath.ToSlash(rel), status: meta.HTTPStatus, body: string(b)})
 	}
 	return cases
 }
 
-// golden is the stored form of a result: the raw body is left out (it is
-// the capture itself), the terminal stays.
-func golden(r result) result {
-	if rs := r.Response.RawStreams; rs != nil {
-		r.Response.RawStreams = &driver.RawStreams{Terminal: rs.Terminal}
-	}
-	return r
-}
-
-// TestPublicCaptures replays every public capture under every chunking,
-// with and without streaming: zero violations, identical results, the raw
-// body byte-exact, and the golden file.
+// TestPublicCaptures replays every corpus case under every chunking, with
+// and without streaming: zero violations, identical results, the raw body
+// byte-exact, and the terminal the exact bytes of an event.
 func TestPublicCaptures(t *testing.T) {
 	for _, c := range publicCases(t) {
 		t.Run(c.name, func(t *testing.T) {
@@ -86,33 +86,72 @@ func TestPublicCaptures(t *testing.T) {
 			if d := cmp.Diff(want.Response, plain.Response); d != "" {
 				t.Fatalf("non-streaming response differs:\n%s", d)
 			}
-			checkGolden(t, "public/"+c.name, golden(want))
 		})
 	}
 }
 
-func checkGolden(t *testing.T, name string, r result) {
-	t.Helper()
-	got, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		t.Fatal(err)
+// TestPublicSemantics asserts what each public capture means, beyond the
+// goldens: the finish (or failure), the client calls, and the usage.
+func TestPublicSemantics(t *testing.T) {
+	type want struct {
+		finish driver.FinishReason
+		code   driver.FailureCode
+		calls  int
+		usage  *driver.Usage
 	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", filepath.FromSlash(name)+".json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
+	wants := map[string]want{
+		"adkgo-gemini25flash-three-function-calls":               {finish: driver.FinishToolCalls, calls: 3, usage: &driver.Usage{InputTokens: 171, OutputTokens: 131, ReasoningTokens: 77}},
+		"adkgo-gemini25flash-unexpected-tool-call":               {finish: driver.FinishOther},
+		"crewai-http400-invalid-api-key":                         {code: driver.FailureProviderError},
+		"firebase-googleai-gemini25flash-thinking-function-call": {finish: driver.FinishToolCalls, calls: 1},
+		"firebase-googleai-gemini25flash-url-context-grounding":  {finish: driver.FinishStop, usage: &driver.Usage{InputTokens: 1057, OutputTokens: 120, ReasoningTokens: 39}},
+		"firebase-googleai-prompt-blocked-safety":                {finish: driver.FinishContentFilter},
+		"firebase-vertexai-gemini15flash-finish-reason-safety":   {finish: driver.FinishContentFilter},
+		"jsgenai-gemini25flash-max-tokens":                       {finish: driver.FinishLength},
+		"jsgenai-gemini25flash-server-mcp-cached-tokens":         {finish: driver.FinishStop, calls: 1, usage: &driver.Usage{InputTokens: 3778, CachedInputTokens: 901, OutputTokens: 523, ReasoningTokens: 91}},
+		"jsgenai-vertex-gemini25flash-max-tokens":                {finish: driver.FinishLength},
+		"openinference-gemini20flash-text-12-chunks":             {finish: driver.FinishStop, usage: &driver.Usage{InputTokens: 9, OutputTokens: 527}},
+		"openinference-gemini25flash-code-execution":             {finish: driver.FinishStop, calls: 1, usage: &driver.Usage{InputTokens: 796, OutputTokens: 717, ReasoningTokens: 240}},
+		"openinference-gemini35flash-thinking-signature":         {finish: driver.FinishStop},
+		"openinference-gemini35flash-two-function-calls":         {finish: driver.FinishToolCalls, calls: 2},
+		"vercel-vertex-gemini31pro-streamed-function-call-args":  {finish: driver.FinishToolCalls, calls: 2},
+	}
+	seen := 0
+	for _, c := range publicCases(t) {
+		name, ok := strings.CutPrefix(c.name, "public/")
+		if !ok {
+			continue
 		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
+		w, ok := wants[name]
+		if !ok {
+			t.Errorf("%s: no expectation", name)
+			continue
 		}
-		return
+		seen++
+		r := mustRun(t, c.status, c.body)
+		resp := r.Response
+		switch {
+		case w.code != "":
+			if resp.Failure == nil || resp.Failure.Code != w.code {
+				t.Errorf("%s: failure %+v, want %s", name, resp.Failure, w.code)
+			}
+		case resp.Failure != nil || resp.Finish == nil || resp.Finish.Reason != w.finish:
+			t.Errorf("%s: failure %+v finish %+v, want %s", name, resp.Failure, resp.Finish, w.finish)
+		}
+		calls := 0
+		for _, it := range r.Items {
+			if it.Kind == driver.TranscriptToolCall {
+				calls++
+			}
+		}
+		if calls != w.calls {
+			t.Errorf("%s: %d tool calls, want %d", name, calls, w.calls)
+		}
+		if w.usage != nil && cmp.Diff(w.usage, resp.Usage) != "" {
+			t.Errorf("%s: usage %s", name, cmp.Diff(w.usage, resp.Usage))
+		}
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("no golden (run go test -update): %v", err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("golden %s differs (-want +got):\n%s", path, cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(got), "\n")))
+	if seen != len(wants) {
+		t.Errorf("checked %d of %d public captures", seen, len(wants))
 	}
 }

@@ -123,11 +123,14 @@ func (w words) add(s ...string) {
 // dictionary words per protocol.
 func collect(root string) (map[string][][]byte, map[string]words, error) {
 	seeds := map[string][][]byte{}
-	dicts := map[string]words{"sse": {}, "ndjson": {}, "jsonrpc": {}, "codex": {}, "claude": {}, "appserver": {}, "codec": {}, "all": {}}
+	dicts := map[string]words{"sse": {}, "ndjson": {}, "jsonrpc": {}, "codex": {}, "claude": {}, "appserver": {}, "gemini": {}, "codec": {}, "all": {}}
 	dicts["sse"].add("data:", "data: ", "event:", "event: ", "id:", "retry:", ":", "\n\n", "\r\n", "\r", "\xef\xbb\xbf", ": ping\n\n", "message")
-	for _, d := range []string{"ndjson", "jsonrpc", "codex", "claude", "appserver", "all"} {
+	for _, d := range []string{"ndjson", "jsonrpc", "codex", "claude", "appserver", "gemini", "all"} {
 		dicts[d].add(`{"`, `":`, `"}`, "\n", "\r\n", "\xef\xbb\xbf", "null", "true", "false", "[", "]", `\u0000`, `"type"`)
 	}
+	dicts["gemini"].add("data: ", "\r\n\r\n", `"candidates"`, `"content"`, `"parts"`, `"text"`, `"thought"`, `"thoughtSignature"`,
+		`"functionCall"`, `"partialArgs"`, `"willContinue"`, `"finishReason"`, `"usageMetadata"`, `"promptFeedback"`, `"blockReason"`,
+		`"error"`, `"code"`, `"status"`, `"executableCode"`, `"codeExecutionResult"`, `"functionResponse"`, `"jsonPath"`, `"stringValue"`, `"STOP"`, `"MAX_TOKENS"`)
 	dicts["jsonrpc"].add(`"jsonrpc":"2.0"`, `"id"`, `"method"`, `"params"`, `"result"`, `"error"`, `"code"`, `"message"`, `"data"`)
 	dicts["codec"].add("\x00", "cwd", "workspace_id", "profile_fingerprint", "prompt_bundle_key", "codex.", "claude.", "appserver.")
 	var ids []string
@@ -141,7 +144,7 @@ func collect(root string) (map[string][][]byte, map[string]words, error) {
 		if err != nil {
 			return err
 		}
-		target := map[string]string{"codex": "FuzzCodex", "claude": "FuzzClaude", "appserver": "FuzzAppServer"}[provider]
+		target := map[string]string{"codex": "FuzzCodex", "claude": "FuzzClaude", "appserver": "FuzzAppServer", "gemini": "FuzzGemini"}[provider]
 		if target == "" {
 			return nil
 		}
@@ -152,9 +155,13 @@ func collect(root string) (map[string][][]byte, map[string]words, error) {
 				seeds["FuzzChunking"] = append(seeds["FuzzChunking"], seed)
 			}
 		}
-		if provider == "appserver" {
+		switch provider {
+		case "gemini":
+			// A model API's HTTP body: SSE already (or a JSON error body).
+			seeds["FuzzSSE"] = append(seeds["FuzzSSE"], seed)
+		case "appserver":
 			seeds["FuzzJSONRPC"] = append(seeds["FuzzJSONRPC"], seed)
-		} else {
+		default:
 			seeds["FuzzNDJSON"] = append(seeds["FuzzNDJSON"], seed)
 		}
 		var sse bytes.Buffer
@@ -162,6 +169,9 @@ func collect(root string) (map[string][][]byte, map[string]words, error) {
 		sc.Buffer(nil, 64<<20)
 		for sc.Scan() {
 			line := sc.Bytes()
+			if provider == "gemini" {
+				line = bytes.TrimPrefix(bytes.TrimRight(line, "\r"), []byte("data: "))
+			}
 			for _, m := range idRE.FindAllSubmatch(line, -1) {
 				ids = append(ids, string(m[1]))
 			}
