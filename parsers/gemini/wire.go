@@ -34,7 +34,6 @@ type member struct {
 // event is one decoded GenerateContentResponse.
 type event struct {
 	candidates []candidate
-	usage      usage
 	hasUsage   bool
 	usageRaw   []byte
 	// modelVersion, responseID and createTime are the string literals
