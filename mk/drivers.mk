@@ -21,4 +21,4 @@ drivers-soak:
 
 # Cancel latency p50/p99 per stop case, process.Run and every driver.
 drivers-stop-bench:
-	$(GO) test -run '^$$' -bench 'BenchmarkCancel|BenchmarkStop' -benchtime 20x -cpu 1 ./process ./drivers/codex ./drivers/claude ./drivers/appserver
+	$(GO) test -run '^$$' -bench 'BenchmarkCancel|BenchmarkStop' -benchtime 20x -cpu 1 -p 1 ./process ./drivers/codex ./drivers/claude ./drivers/appserver

@@ -363,10 +363,10 @@ func (p *Process) closeStdin() {
 
 // stdinCopy is the state of the Command.Stdin copy.
 type stdinCopy struct {
-	mu        sync.Mutex
-	reading   bool // inside Stdin.Read
-	abandoned bool // the supervisor stopped waiting for it
-	done      chan struct{}
+	mu      sync.Mutex
+	reading bool // inside Stdin.Read
+	stopped bool // stdin is closed: read no more
+	done    chan struct{}
 }
 
 // copyStdin copies Command.Stdin to stdin, then closes stdin.
@@ -377,7 +377,7 @@ func (p *Process) copyStdin(src io.Reader) {
 	buf := make([]byte, 32<<10)
 	for {
 		c.mu.Lock()
-		if c.abandoned {
+		if c.stopped {
 			c.mu.Unlock()
 			return
 		}
@@ -386,9 +386,9 @@ func (p *Process) copyStdin(src io.Reader) {
 		n, rerr := src.Read(buf)
 		c.mu.Lock()
 		c.reading = false
-		abandoned := c.abandoned
+		stopped := c.stopped
 		c.mu.Unlock()
-		if abandoned {
+		if stopped {
 			return
 		}
 		if n > 0 {
@@ -408,8 +408,9 @@ func (p *Process) copyStdin(src io.Reader) {
 	}
 }
 
-// stopCopy closes stdin and waits for the Command.Stdin copy unless it is
-// blocked in Read, which it abandons.
+// stopCopy closes stdin and stops the Command.Stdin copy: it waits for it
+// unless it is inside Read, which it abandons (the copy returns when that
+// Read does, without writing).
 func (p *Process) stopCopy() {
 	p.closeStdin()
 	c := p.copier
@@ -417,13 +418,11 @@ func (p *Process) stopCopy() {
 		return
 	}
 	c.mu.Lock()
-	if c.reading {
-		c.abandoned = true
-	}
-	abandoned := c.abandoned
+	c.stopped = true
+	abandoned := c.reading
 	c.mu.Unlock()
 	if !abandoned {
-		<-c.done // its write fails on the closed pipe
+		<-c.done // it sees stopped next, or its write fails on the closed pipe
 	}
 }
 

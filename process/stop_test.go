@@ -300,3 +300,31 @@ func BenchmarkCancel(b *testing.B) {
 		})
 	}
 }
+
+// The copy of a blocking Command.Stdin may not even have started when the
+// process exits: Wait must not wait for it then either.
+func TestBlockingStdinCopyNotStarted(t *testing.T) {
+	base := takeBaseline()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		done := make(chan error, 1)
+		go func() {
+			_, err := Run(context.Background(), Command{Path: "/bin/true", Stdin: r}, &adaptertest.RecordingSink{})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("run %d: Wait waits for a Command.Stdin copy that is blocked in Read", i)
+		}
+	}
+	w.Close()
+	r.Close()
+	checkBaseline(t, base)
+}
