@@ -1,9 +1,7 @@
 package provider
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/parsers/appserver"
@@ -35,15 +33,11 @@ func init() {
 			},
 		}},
 		Parse: func(in Input, sink driver.EventSink) Parsed {
+			var u unpaired
 			opts := appserver.Options{Streaming: in.Streaming, SessionData: in.SessionData,
-				LegacyTurnEnd: in.Settings[appserverLegacy], Observe: in.Observe}
-			var stdin bytes.Buffer
-			var client io.Reader
-			if in.Stdin != nil {
-				client = io.TeeReader(in.Stdin, &stdin)
-			}
-			resp, err := appserver.ParseSession(client, in.Stdout, in.Stderr, sink, opts, in.Outcome)
-			return Parsed{Capability: appserver.Capability, Response: resp, Err: err, Findings: appserverWire(jsonLines(stdoutOf(resp)), jsonLines(stdin.Bytes()))}
+				LegacyTurnEnd: in.Settings[appserverLegacy], Observe: in.Observe, Unpaired: u.add}
+			resp, err := appserver.ParseSession(in.Stdin, in.Stdout, in.Stderr, sink, opts, in.Outcome)
+			return Parsed{Capability: appserver.Capability, Response: resp, Err: err, Findings: u}
 		},
 	})
 }

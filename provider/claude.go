@@ -36,10 +36,11 @@ func init() {
 			Detect:   func(stdout, stdin []byte) bool { return stdin != nil || HasJSONType(stdout, "control_request") },
 		}},
 		Parse: func(in Input, sink driver.EventSink) Parsed {
+			var u unpaired
 			opts := claude.Options{Streaming: in.Streaming, SessionData: in.SessionData,
-				PartialMessages: in.Settings[claudePartial], ControlProtocol: in.Settings[claudeControl], Observe: in.Observe}
+				PartialMessages: in.Settings[claudePartial], ControlProtocol: in.Settings[claudeControl], Observe: in.Observe, Unpaired: u.add}
 			resp, err := claude.ParseSession(in.Stdin, in.Stdout, in.Stderr, sink, opts, in.Outcome)
-			return Parsed{Capability: claude.New(nil, opts).Capability(), Response: resp, Err: err, Findings: claudeWire(jsonLines(stdoutOf(resp)))}
+			return Parsed{Capability: claude.New(nil, opts).Capability(), Response: resp, Err: err, Findings: u}
 		},
 	})
 }

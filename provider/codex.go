@@ -19,9 +19,10 @@ func init() {
 			})
 		},
 		Parse: func(in Input, sink driver.EventSink) Parsed {
-			opts := codex.Options{Streaming: in.Streaming, SessionData: in.SessionData, Resume: in.Resume, Observe: in.Observe}
+			var u unpaired
+			opts := codex.Options{Streaming: in.Streaming, SessionData: in.SessionData, Resume: in.Resume, Observe: in.Observe, Unpaired: u.add}
 			resp, err := codex.Parse(in.Stdout, in.Stderr, sink, opts, in.Outcome)
-			return Parsed{Capability: codex.Capability, Response: resp, Err: err, Findings: codexWire(jsonLines(stdoutOf(resp)))}
+			return Parsed{Capability: codex.Capability, Response: resp, Err: err, Findings: u}
 		},
 	})
 }

@@ -220,3 +220,10 @@ func (p Provider) SettingsFrom(m Meta) map[string]bool {
 	}
 	return out
 }
+
+// unpaired collects a parser's Options.Unpaired reports as Findings.
+type unpaired []Finding
+
+func (u *unpaired) add(offset int64, line int, msg string) {
+	*u = append(*u, Finding{Clause: Unpaired, Message: msg, Offset: offset, Line: line})
+}

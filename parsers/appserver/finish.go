@@ -40,6 +40,9 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 	if p.done {
 		return driver.Response{}, ErrFinished
 	}
+	if p.opts.Unpaired != nil {
+		p.unpairedAtFinish()
+	}
 	if err := p.resolvePending(); err != nil {
 		p.done = true
 		return driver.Response{}, err

@@ -45,6 +45,9 @@ func (p *Parser) itemStarted(f jsonrpc.Frame, pr *params) error {
 	if !ok {
 		return err
 	}
+	if p.opts.Unpaired != nil {
+		p.pairItem(f, it, true)
+	}
 	if err := p.start(); err != nil {
 		return err
 	}
@@ -197,6 +200,9 @@ func (p *Parser) itemCompleted(f jsonrpc.Frame, pr *params) error {
 	it, ok, err := p.item(f, pr)
 	if !ok {
 		return err
+	}
+	if p.opts.Unpaired != nil {
+		p.pairItem(f, it, false)
 	}
 	if err := p.start(); err != nil {
 		return err

@@ -55,6 +55,15 @@ type Options struct {
 	// then (len(stdout), 0) before Finish. A caller can so place every
 	// emission at the frame that caused it. Feed and Finish ignore it.
 	Observe func(offset int64, line int)
+
+	// Unpaired, when set, is told of each protocol message whose partner
+	// is missing (see pairs: a turn/completed without its turn/started, a
+	// tool item started and never completed in a session that reached its
+	// terminal, a client request without its response): the offset, line
+	// and a message (offset -1 for a client request, which is not in
+	// stdout). The parser repairs such a stream, so only this says a line
+	// was lost. Items and requests are reported by Finish.
+	Unpaired func(offset int64, line int, message string)
 }
 
 // Capability is the parser's StreamCapability, whatever the options:
@@ -137,6 +146,7 @@ type Parser struct {
 	legacyErr  string // the last codex/event/error message of the turn (LegacyTurnEnd)
 	lastItem   string // the last id string decoded, reused while it repeats
 	pr         params // the params of the notification being handled
+	pairs      pairs  // for Options.Unpaired
 }
 
 // itemState is what the parser remembers of an item between its events.
@@ -271,6 +281,9 @@ func (p *Parser) Feed(f jsonrpc.Frame) error {
 	case jsonrpc.Request:
 		return p.serverRequest(f)
 	case jsonrpc.Response, jsonrpc.ErrorResponse:
+		if p.opts.Unpaired != nil {
+			p.pairResponse(f)
+		}
 		return p.response(f)
 	case jsonrpc.Batch:
 		// The app-server never batches; take the elements one by one.
@@ -401,6 +414,9 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 	pr := &p.pr
 	if !pr.parse(p, f.Params) {
 		return p.malformedFrame(f, "params of "+string(method)+" have a member of the wrong type")
+	}
+	if p.opts.Unpaired != nil {
+		p.pairNotification(f, pr)
 	}
 	if !p.inScope(pr, string(method)) {
 		return p.otherScopeNotification(f, pr)
@@ -598,6 +614,9 @@ func (p *Parser) FeedClient(f jsonrpc.Frame) error {
 	}
 	switch f.Class {
 	case jsonrpc.Request:
+		if p.opts.Unpaired != nil {
+			p.pairClient(f)
+		}
 		if _, dup := p.clientReqs[f.ID.Key()]; !dup {
 			p.clientOrder = append(p.clientOrder, f.ID.Key())
 		}

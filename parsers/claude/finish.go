@@ -60,6 +60,9 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 	if p.state == stateFinished {
 		return driver.Response{}, ErrFinished
 	}
+	if p.opts.Unpaired != nil {
+		p.unpairedAtFinish()
+	}
 	for _, m := range p.msgOrder {
 		if !m.abandoned {
 			if err := p.abandon(m); err != nil {

@@ -190,6 +190,9 @@ func (p *Parser) assistant(f ndjson.Frame) error {
 			}
 			continue
 		}
+		if p.opts.Unpaired != nil && b.Type == "tool_use" && b.ID != "" {
+			p.pairRec(pairRec{kind: pairToolUse, scope: scope, id: b.ID, off: f.Offset, line: f.Line})
+		}
 		if err := p.snapshotBlock(scope, sm, m.Model, &b, raw); err != nil {
 			return err
 		}
@@ -448,6 +451,9 @@ func (p *Parser) user(f ndjson.Frame) error {
 				return err
 			}
 			continue
+		}
+		if p.opts.Unpaired != nil && b.Type == "tool_result" && b.ToolUseID != "" {
+			p.pairResult(b.ToolUseID)
 		}
 		var err error
 		switch {

@@ -64,6 +64,14 @@ type Options struct {
 	// then (len(stdout), 0) before Finish. A caller can so place every
 	// emission at the frame that caused it. Feed and Finish ignore it.
 	Observe func(offset int64, line int)
+
+	// Unpaired, when set, is told of each protocol message whose partner
+	// is missing (see pairs: a stream without its system init line, and
+	// in a turn that succeeded a tool_use without its tool_result or a
+	// streamed message or block never stopped): the offset, line and a
+	// message. The parser repairs such a stream, so only this says a line
+	// was lost. All but the first rule are reported by Finish.
+	Unpaired func(offset int64, line int, message string)
 }
 
 // state is the parser's position in the run.
@@ -100,9 +108,10 @@ func (s state) String() string {
 // Feed it every stdout frame in order, then call Finish once. It is not
 // safe for concurrent use and starts no goroutines.
 type Parser struct {
-	opts Options
-	cap  driver.StreamCapability
-	em   *emit.Emitter
+	pairs pairs // for Options.Unpaired
+	opts  Options
+	cap   driver.StreamCapability
+	em    *emit.Emitter
 
 	state state
 
@@ -226,6 +235,9 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 		l := &p.sl
 		*l = streamLine{}
 		if f.Decode(l) == nil && l.Type.n == 1 && l.Type.v == "stream_event" {
+			if p.opts.Unpaired != nil {
+				p.pairLine("stream_event", false, f.Offset, f.Line)
+			}
 			return p.streamDecoded(f, l)
 		}
 	}
@@ -235,6 +247,10 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 			return p.bad(f, "invalid JSON: "+err.Error())
 		}
 		return p.bad(f, "message without a string type")
+	}
+	if p.opts.Unpaired != nil && len(typ) > 0 {
+		sub, _ := f.Peek("subtype")
+		p.pairLine(string(typ), string(typ) == "system" && string(sub) == "init", f.Offset, f.Line)
 	}
 	if string(typ) == "stream_event" {
 		// It checks its session id while decoding.

@@ -90,6 +90,9 @@ func (p *Parser) streamDecoded(f ndjson.Frame, l *streamLine) error {
 	}
 	scope := l.ParentToolUseID
 	ev := &l.Event
+	if p.opts.Unpaired != nil {
+		p.pairStream(scope, ev, f)
+	}
 	switch ev.Type {
 	case "message_start":
 		id := ""

@@ -23,6 +23,9 @@ func (p *Parser) resultLine(f ndjson.Frame) error {
 		}
 		return p.em.Custom(provider, "result", driver.StreamPayload{ScopeID: l.ParentToolUseID, Raw: rawLine(f)})
 	}
+	if p.opts.Unpaired != nil && l.Subtype == "success" && (l.IsError == nil || !*l.IsError) {
+		p.pairs.last = p.pairs.seq
+	}
 	p.result = &l
 	p.terminal = bytes.Clone(f.Data)
 	p.success = l.Subtype == "success" && l.IsError != nil && !*l.IsError

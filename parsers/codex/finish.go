@@ -48,6 +48,9 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 		return driver.Response{}, ErrFinished
 	}
 	p.done = true
+	if p.opts.Unpaired != nil {
+		p.unpairedAtFinish()
+	}
 	failure := p.failure(out)
 	resp := driver.Response{
 		Output:   p.output,

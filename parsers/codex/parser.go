@@ -50,6 +50,14 @@ type Options struct {
 	// then (len(stdout), 0) before Finish. A caller can so place every
 	// emission at the frame that caused it. Feed and Finish ignore it.
 	Observe func(offset int64, line int)
+
+	// Unpaired, when set, is told of each protocol message whose partner
+	// is missing (see pairs: a stream without its thread.started, a
+	// terminal without its turn.started, an item started and never
+	// completed in a turn that ended): the offset, line and a message.
+	// The parser repairs such a stream (it closes what is open), so only
+	// this says a line was lost. Items are reported by Finish.
+	Unpaired func(offset int64, line int, message string)
 }
 
 // UsageTotals says what the usage figures of turn.completed cover.
@@ -132,6 +140,7 @@ type Parser struct {
 	firstProblem string
 	unknown      int
 	done         bool
+	pairs        pairs
 }
 
 // itemState is what the parser remembers of an item between its events.
@@ -228,10 +237,16 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	if !ok {
 		return p.untyped(f)
 	}
+	var err error
 	if h := handler(typ); h != nil {
-		return h(p, f)
+		err = h(p, f)
+	} else {
+		err = p.unknownEvent(f, string(typ))
 	}
-	return p.unknownEvent(f, string(typ))
+	if p.opts.Unpaired != nil && len(typ) > 0 {
+		p.pair(typ, f.Offset, f.Line)
+	}
+	return err
 }
 
 // peek returns the line's "type" as f.Type does. A valid line of the

@@ -1,0 +1,117 @@
+package appserver
+
+import (
+	"fmt"
+
+	"github.com/agentwire/agentwire/jsonrpc"
+)
+
+// pairs checks the pairing rules of the app-server protocol for
+// Options.Unpaired, in the parser's own pass: every real recording obeys
+// them and a capture with a line removed breaks them.
+//
+//   - Every turn/completed ends a turn whose turn/started came before.
+//   - When a terminal came (turn/completed, or codex/event/task_complete
+//     of the builds before 0.59), every tool item started before the last
+//     terminal is completed (message, reasoning and user items of a
+//     retried stream are abandoned, so they are not held to it).
+//   - When a terminal came, every client request of the session
+//     (initialize, thread/start, thread/resume, turn/start) has its
+//     response in stdout.
+type pairs struct {
+	seq      int // notifications seen
+	terminal int // seq of the last terminal, 0 for none
+	turns    map[string]bool
+	started  []startedItem
+	done     map[string]bool
+	answered map[string]bool
+	requests []clientRequest
+}
+
+type startedItem struct {
+	id, typ string
+	seq     int
+	off     int64
+	line    int
+}
+
+type clientRequest struct {
+	method, id string
+	line       int
+}
+
+// pairNotification notes a notification of this session (any thread).
+func (p *Parser) pairNotification(f jsonrpc.Frame, pr *params) {
+	r := &p.pairs
+	r.seq++
+	switch string(f.Method) {
+	case mTurnStarted:
+		if pr.Turn != nil {
+			if r.turns == nil {
+				r.turns = map[string]bool{}
+			}
+			r.turns[pr.Turn.ID] = true
+		}
+	case mTurnCompleted:
+		r.terminal = r.seq
+		if pr.Turn != nil && !r.turns[pr.Turn.ID] {
+			p.opts.Unpaired(f.Offset, f.Line, "turn/completed of turn "+pr.Turn.ID+" without its turn/started")
+		}
+	case "codex/event/task_complete":
+		r.terminal = r.seq
+	}
+}
+
+// pairItem notes item/started and item/completed of an item.
+func (p *Parser) pairItem(f jsonrpc.Frame, it *wireItem, started bool) {
+	r := &p.pairs
+	if started {
+		switch it.Type {
+		case "agentMessage", "reasoning", "userMessage":
+		default:
+			r.started = append(r.started, startedItem{it.ID, it.Type, r.seq, f.Offset, f.Line})
+		}
+		return
+	}
+	if r.done == nil {
+		r.done = map[string]bool{}
+	}
+	r.done[it.ID] = true
+}
+
+// pairResponse notes a response of stdout.
+func (p *Parser) pairResponse(f jsonrpc.Frame) {
+	if f.ID.IsZero() {
+		return
+	}
+	if p.pairs.answered == nil {
+		p.pairs.answered = map[string]bool{}
+	}
+	p.pairs.answered[string(f.ID.Raw())] = true
+}
+
+// pairClient notes a request of the client side.
+func (p *Parser) pairClient(f jsonrpc.Frame) {
+	switch m := string(f.Method); m {
+	case "initialize", "thread/start", "thread/resume", mTurnStart:
+		p.pairs.requests = append(p.pairs.requests, clientRequest{m, string(f.ID.Raw()), f.Line})
+	}
+}
+
+// unpairedAtFinish reports what the terminal leaves without a partner.
+func (p *Parser) unpairedAtFinish() {
+	r := &p.pairs
+	if r.terminal == 0 {
+		return
+	}
+	for _, it := range r.started {
+		if it.seq < r.terminal && !r.done[it.id] {
+			p.opts.Unpaired(it.off, it.line, fmt.Sprintf("item %s (%s) started but never completed, though the turn ended", it.id, it.typ))
+		}
+	}
+	for _, q := range r.requests {
+		if !r.answered[q.id] {
+			p.opts.Unpaired(-1, 0, fmt.Sprintf("client request %s (id %s, stdin line %d) has no response in stdout", q.method, q.id, q.line))
+		}
+	}
+}

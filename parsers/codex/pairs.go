@@ -1,0 +1,67 @@
+package codex
+
+import "fmt"
+
+// pairs checks the pairing rules of `codex exec --json` for
+// Options.Unpaired, in the parser's own pass over the lines: every real
+// recording obeys them and a capture with a line removed breaks them.
+//
+//   - The first event that is not a warning (an error event or an error
+//     item) is thread.started: the session is announced.
+//   - The first terminal (turn.completed, turn.failed) follows a
+//     turn.started.
+//   - When a terminal came, every item started before it is completed
+//     (by an item.completed before the stream ends).
+type pairs struct {
+	announced, turn, terminal bool
+	started                   []startedItem // before the first terminal
+	completed                 map[string]bool
+}
+
+type startedItem struct {
+	id, typ string
+	off     int64
+	line    int
+}
+
+// pair notes the event typ of line (offset off, line n) after its handler
+// ran: p.scratch then holds the item of an item event.
+func (p *Parser) pair(typb []byte, off int64, n int) {
+	r := &p.pairs
+	typ := string(typb) // compared only, not kept: no allocation
+	if !r.announced && typ != evError && !(typ == evItemCompleted && p.scratch.Type == itError) {
+		r.announced = true
+		if typ != evThreadStarted {
+			p.opts.Unpaired(off, n, typ+" before any thread.started: the session announcement is missing")
+		}
+	}
+	switch {
+	case typ == evTurnStarted:
+		r.turn = true
+	case (typ == evTurnCompleted || typ == evTurnFailed) && !r.terminal:
+		r.terminal = true
+		if !r.turn {
+			p.opts.Unpaired(off, n, typ+" without a turn.started before it")
+		}
+	case typ == evItemStarted && !r.terminal:
+		r.started = append(r.started, startedItem{p.scratch.ID, p.scratch.Type, off, n})
+	case typ == evItemCompleted:
+		if r.completed == nil {
+			r.completed = map[string]bool{}
+		}
+		r.completed[p.scratch.ID] = true
+	}
+}
+
+// unpairedAtFinish reports the items started before the terminal and
+// never completed.
+func (p *Parser) unpairedAtFinish() {
+	if !p.pairs.terminal {
+		return
+	}
+	for _, it := range p.pairs.started {
+		if !p.pairs.completed[it.id] {
+			p.opts.Unpaired(it.off, it.line, fmt.Sprintf("item %s (%s) started but never completed, though the turn ended", it.id, it.typ))
+		}
+	}
+}
