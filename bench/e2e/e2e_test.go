@@ -1,0 +1,326 @@
+// Package e2e measures the whole parse path a user runs, on long streams
+// built from corpus captures and on hostile streams, against the naive
+// baseline most peer libraries are (bufio.Scanner with a large buffer and
+// encoding/json into a map[string]any per line) and the physical limit
+// (bytes.IndexByte over the input in memory).
+//
+// Run with
+//
+//	E2E_ROUNDS=3 go test -run TestE2E -v -timeout 60m ./e2e/
+//
+// (make bench-e2e). E2E_MB sizes the shapes (default 50) and E2E_LINES
+// the hostile streams (default 1,000,000). Contenders run interleaved
+// round by round; each is scored by CPU time (getrusage: the garbage
+// collector's threads count, other processes do not) and its best round.
+// The command runs as a child process: its CPU time and peak RSS come
+// from the kernel's accounting of that child.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/jsonrpc"
+	"github.com/agentwire/agentwire/ndjson"
+	"github.com/agentwire/agentwire/parsers/appserver"
+	"github.com/agentwire/agentwire/parsers/claude"
+	"github.com/agentwire/agentwire/parsers/codex"
+	"github.com/agentwire/agentwire/provider"
+)
+
+const corpusDir = "../../corpus"
+
+// shape is one input stream and the provider that parses it.
+type shape struct {
+	name, provider string
+	data           []byte
+	settings       map[string]bool
+}
+
+// replicate builds a stream of about size bytes from a capture: its first
+// head lines, its middle lines repeated, its last line (the terminal).
+func replicate(t *testing.T, name, prov, capture string, head, size int, settings map[string]bool) shape {
+	b, err := os.ReadFile(filepath.Join(corpusDir, capture, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	mid := strings.Join(lines[head:len(lines)-1], "")
+	var out strings.Builder
+	out.WriteString(strings.Join(lines[:head], ""))
+	for out.Len() < size {
+		out.WriteString(mid)
+	}
+	out.WriteString(lines[len(lines)-1])
+	return shape{name, prov, []byte(out.String()), settings}
+}
+
+// hostile builds header, then n copies of line, then footer.
+func hostile(name, prov, header, line, footer string, n int) shape {
+	var out bytes.Buffer
+	out.Grow(len(header) + n*(len(line)+1) + len(footer))
+	out.WriteString(header)
+	for range n {
+		out.WriteString(line)
+		out.WriteByte('\n')
+	}
+	out.WriteString(footer)
+	return shape{name: name, provider: prov, data: out.Bytes()}
+}
+
+func shapes(t *testing.T) []shape {
+	mb, _ := strconv.Atoi(os.Getenv("E2E_MB"))
+	if mb <= 0 {
+		mb = 50
+	}
+	n, _ := strconv.Atoi(os.Getenv("E2E_LINES"))
+	if n <= 0 {
+		n = 1_000_000
+	}
+	size := mb << 20
+	partial := map[string]bool{"partial-messages": true}
+	codexHead := `{"type":"thread.started","thread_id":"t-1"}` + "\n" + `{"type":"turn.started"}` + "\n"
+	codexFoot := `{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}` + "\n"
+	claudeHead := `{"type":"system","subtype":"init","session_id":"s-1","model":"m","cwd":"/w","tools":[]}` + "\n"
+	claudeFoot := `{"type":"result","subtype":"success","is_error":false,"result":"x","session_id":"s-1","num_turns":1,"usage":{"input_tokens":1,"output_tokens":1}}` + "\n"
+	return []shape{
+		replicate(t, "codex small items", "codex", "codex/codex@0.169.0/tool-success", 2, size, nil),
+		replicate(t, "codex big outputs", "codex", "codex/codex@0.169.0/big-output", 2, size, nil),
+		replicate(t, "claude mixed", "claude", "claude/claude-code@2.1.328/tool-success", 1, size, nil),
+		replicate(t, "claude partial", "claude", "claude/claude-code@2.1.328/tool-success-partial", 1, size, partial),
+		hostile("hostile: tiny unknown lines", "codex", codexHead, `{"type":"x"}`, codexFoot, n),
+		hostile("hostile: codex todo_list updates", "codex", codexHead+`{"type":"item.started","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":false}]}}`+"\n",
+			`{"type":"item.updated","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":false},{"text":"b","completed":true}]}}`, codexFoot, n),
+		hostile("hostile: claude keep_alive", "claude", claudeHead, `{"type":"keep_alive"}`, claudeFoot, n),
+		hostile("hostile: app-server notifications", "appserver", "", `{"method":"account/rateLimits/updated","params":{"rateLimits":{"primary":null}}}`, "", n),
+	}
+}
+
+type nopSink struct{}
+
+func (nopSink) Emit(driver.RunEvent) error            { return nil }
+func (nopSink) EmitStream(driver.StreamPayload) error { return nil }
+
+// feed runs the provider's parser over the framed input without the tee:
+// the library's Feed path.
+func feed(s shape) driver.Response {
+	r := bytes.NewReader(s.data)
+	switch s.provider {
+	case "codex":
+		p := codex.New(nopSink{}, codex.Options{Streaming: true})
+		rd := ndjson.NewReader(r, ndjson.Options{})
+		for {
+			f, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				_ = p.FeedError(err)
+				continue
+			}
+			_ = p.Feed(f)
+		}
+		resp, _ := p.Finish(driver.Outcome{})
+		return resp
+	case "claude":
+		p := claude.New(nopSink{}, claude.Options{Streaming: true, PartialMessages: s.settings["partial-messages"]})
+		rd := ndjson.NewReader(r, ndjson.Options{})
+		for {
+			f, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				_ = p.FeedError(err)
+				continue
+			}
+			_ = p.Feed(f)
+		}
+		resp, _ := p.Finish(driver.Outcome{})
+		return resp
+	case "appserver":
+		p := appserver.New(nopSink{}, appserver.Options{Streaming: true})
+		rd := jsonrpc.NewReader(r, jsonrpc.Options{})
+		for {
+			f, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				_ = p.FeedError(err)
+				continue
+			}
+			_ = p.Feed(f)
+		}
+		resp, _ := p.Finish(driver.Outcome{})
+		return resp
+	}
+	panic("no Feed contender for " + s.provider)
+}
+
+// parse is the library's Parse through the registry: framing, tee and the
+// complete RawStreams.
+func parse(s shape) driver.Response {
+	p, _ := provider.Lookup(s.provider)
+	return p.Parse(provider.Input{Capture: provider.Capture{Stdout: bytes.NewReader(s.data)}, Streaming: true, Settings: s.settings}, nopSink{}).Response
+}
+
+// scanMap is the naive baseline.
+func scanMap(s shape) int {
+	sc := bufio.NewScanner(bytes.NewReader(s.data))
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	n := 0
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) == nil {
+			n += len(m)
+		}
+	}
+	return n
+}
+
+// limit is the physical limit: finding every line end in memory.
+func limit(s shape) int {
+	n := 0
+	for rest := s.data; len(rest) > 0; n++ {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		rest = rest[i+1:]
+	}
+	return n
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// result is one contender's best round.
+type result struct {
+	cpu              time.Duration
+	allocPerByte     float64
+	retainedPerByte  float64
+	peakRSS          int64 // child process only, bytes
+	measured, failed bool
+}
+
+// measure runs f once and returns its CPU time, the bytes it allocated
+// and the heap still reachable from what it returned, per input byte.
+func measure(n int, f func() any) result {
+	runtime.GC()
+	var m0, m1, m2 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	c0 := cpuTime()
+	keep := f()
+	cpu := cpuTime() - c0
+	runtime.ReadMemStats(&m1)
+	runtime.GC()
+	runtime.ReadMemStats(&m2)
+	runtime.KeepAlive(keep)
+	retained := float64(int64(m2.HeapAlloc)-int64(m0.HeapAlloc)) / float64(n)
+	return result{cpu: cpu, allocPerByte: float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n), retainedPerByte: max(retained, 0), measured: true}
+}
+
+// command runs the agentwire binary on the shape's file.
+func command(bin, file string, prov string, args ...string) result {
+	cmd := exec.Command(bin, append(append([]string{}, args...), "--provider", prov, file)...)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	err := cmd.Run()
+	st := cmd.ProcessState
+	if st == nil {
+		return result{failed: true}
+	}
+	ru := st.SysUsage().(*syscall.Rusage)
+	r := result{cpu: st.UserTime() + st.SystemTime(), peakRSS: ru.Maxrss << 10, measured: true}
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() > 1 {
+			r.failed = true
+		}
+	}
+	return r
+}
+
+func TestE2E(t *testing.T) {
+	rounds, _ := strconv.Atoi(os.Getenv("E2E_ROUNDS"))
+	if rounds <= 0 {
+		t.Skip("set E2E_ROUNDS=<rounds> to run (make bench-e2e)")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "agentwire")
+	build := exec.Command("go", "build", "-o", bin, "github.com/agentwire/agentwire/cmd/agentwire")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	type contender struct {
+		name string
+		run  func(s shape, file string) result
+	}
+	contenders := []contender{
+		{"IndexByte limit", func(s shape, _ string) result { return measure(len(s.data), func() any { return limit(s) }) }},
+		{"scan+map", func(s shape, _ string) result { return measure(len(s.data), func() any { return scanMap(s) }) }},
+		{"Feed", func(s shape, _ string) result { return measure(len(s.data), func() any { return feed(s) }) }},
+		{"Parse", func(s shape, _ string) result { return measure(len(s.data), func() any { return parse(s) }) }},
+		{"check (command)", func(s shape, f string) result { return command(bin, f, s.provider, "check") }},
+		{"parse --format json (command)", func(s shape, f string) result {
+			return command(bin, f, s.provider, "parse", "--format", "json")
+		}},
+		{"parse --format jsonl (command)", func(s shape, f string) result {
+			return command(bin, f, s.provider, "parse", "--format", "jsonl")
+		}},
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "| input | MB | contender | MB per CPU-s | x scan+map | alloc B/B | retained B/B | peak RSS MiB |\n|---|---|---|---|---|---|---|---|\n")
+	for _, s := range shapes(t) {
+		file := filepath.Join(dir, "input")
+		if err := os.WriteFile(file, s.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		best := make([]result, len(contenders))
+		for range rounds {
+			for i, c := range contenders {
+				r := c.run(s, file)
+				if !best[i].measured || r.cpu < best[i].cpu {
+					best[i] = r
+				}
+			}
+		}
+		mb := float64(len(s.data)) / 1e6
+		base := mb / best[1].cpu.Seconds()
+		for i, c := range contenders {
+			r := best[i]
+			rate := mb / r.cpu.Seconds()
+			alloc, ret, rss := fmt.Sprintf("%.1f", r.allocPerByte), fmt.Sprintf("%.1f", r.retainedPerByte), "-"
+			if r.peakRSS > 0 {
+				alloc, ret, rss = "-", "-", fmt.Sprintf("%.0f", float64(r.peakRSS)/(1<<20))
+			}
+			status := ""
+			if r.failed {
+				status = " (failed)"
+			}
+			fmt.Fprintf(&table, "| %s | %.1f | %s%s | %.0f | %.2fx | %s | %s | %s |\n", s.name, mb, c.name, status, rate, rate/base, alloc, ret, rss)
+		}
+		os.Remove(file)
+	}
+	t.Logf("best of %d interleaved rounds, CPU time:\n%s", rounds, table.String())
+}
