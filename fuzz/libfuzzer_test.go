@@ -2,6 +2,7 @@ package fuzz_test
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -87,4 +88,22 @@ func TestTargetsForCompileNativeGoFuzzer(t *testing.T) {
 		}
 		bins[b] = tg.Name
 	}
+}
+
+// A seed for the libFuzzer build carries its length first; a crash
+// artifact decodes back to the bytes the fuzz function was given, which is
+// what `go test -run` must replay.
+func ExampleLibFuzzerInput() {
+	in := fuzz.LibFuzzerInput([]byte("data: hi\n\n"))
+	fmt.Printf("%q\n", in)
+	data, _ := fuzz.FromLibFuzzerInput(in)
+	fmt.Printf("%q\n", data)
+	// A raw seed given to the binary as is: "data" is read as a length
+	// (1684108385, modulo the 6 bytes left).
+	raw, _ := fuzz.FromLibFuzzerInput([]byte("data: hi\n\n"))
+	fmt.Printf("%q\n", raw)
+	// Output:
+	// "\x00\x00\x00\ndata: hi\n\n"
+	// "data: hi\n\n"
+	// ": hi\n"
 }
