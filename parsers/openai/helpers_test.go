@@ -63,7 +63,12 @@ func replay(t *testing.T, body string, opts Options, status ...int) result {
 	if len(status) > 0 {
 		st = status[0]
 	}
-	ct := "text/event-stream"
+	return replayAs(t, body, opts, st, "text/event-stream")
+}
+
+// replayAs is replay with a status and content type.
+func replayAs(t *testing.T, body string, opts Options, st int, ct string) result {
+	t.Helper()
 	var first result
 	for si, streaming := range []bool{true, false} {
 		o := opts

@@ -542,10 +542,8 @@ func (p *Parser) FeedBody(status int, body []byte) error {
 		}
 		switch p.format {
 		case Chat:
-			if err := p.chatChunk(f); err != nil {
-				return err
-			}
-			return p.chatDone(f)
+			// A chat.completion: the choices' finish_reason is its terminal.
+			return p.chatChunk(f)
 		case Responses:
 			return p.responseDocument(f)
 		}
@@ -760,9 +758,10 @@ func (p *Parser) metadata(m map[string]string) {
 			m[MetaSequence] = strconv.Itoa(p.r.lastSeq)
 		}
 	case Chat:
-		if p.c.doneSeen {
+		switch {
+		case p.c.doneSeen:
 			m[MetaDone] = "seen"
-		} else {
+		case !p.json:
 			m[MetaDone] = "absent"
 		}
 		if n := len(p.c.choices); n > 1 {

@@ -1188,11 +1188,12 @@ func (p *Parser) responseDocument(f sse.Frame) error {
 	}
 	p.terminal = &driver.TerminalPayload{Event: evResponseDocument, JSON: bytes.Clone(f.Data)}
 	switch s.status {
-	case "completed", "incomplete", "failed", "cancelled", "":
+	case "completed", "incomplete", "failed", "cancelled":
 		p.ended = true
 		return p.settle("", s)
 	}
-	// queued or in_progress: a background response polled before its end.
+	// queued or in_progress (a background response polled before its
+	// end), or no status at all: not a terminal.
 	return nil
 }
 

@@ -1,0 +1,71 @@
+package provider
+
+import (
+	"bytes"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/parsers/openai"
+)
+
+func init() {
+	for _, f := range []struct {
+		format  openai.Format
+		summary string
+	}{
+		{openai.Responses, "OpenAI Responses API SSE (POST /v1/responses)"},
+		{openai.Chat, "OpenAI Chat Completions SSE (POST /v1/chat/completions) of OpenAI and the compatibles"},
+	} {
+		format := f.format
+		Register(Provider{
+			Name:    format.Provider(),
+			Summary: f.summary,
+			Detect:  func(head []byte) (int, bool) { return detectOpenAI(head, format) },
+			Parse: func(in Input, sink driver.EventSink) Parsed {
+				opts := openai.Options{Format: format, Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe}
+				resp, err := openai.Parse(in.HTTPStatus, in.ContentType, in.Stdout, sink, opts)
+				return Parsed{Capability: openai.Capability, Response: resp, Err: err}
+			},
+		})
+	}
+}
+
+// detectOpenAI finds the first event of head (an SSE data line, or a whole
+// JSON body) that openai.FormatOf says is want's: the offset of its line.
+func detectOpenAI(head []byte, want openai.Format) (int, bool) {
+	event := ""
+	for off := 0; off < len(head); {
+		l := head[off:]
+		if n := bytes.IndexByte(l, '\n'); n >= 0 {
+			l = l[:n]
+		}
+		at := off
+		off += len(l) + 1
+		t := bytes.TrimRight(l, "\r")
+		if at == 0 {
+			t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
+		}
+		var data []byte
+		switch {
+		case bytes.HasPrefix(t, []byte("event:")):
+			event = string(bytes.TrimSpace(t[len("event:"):]))
+			continue
+		case bytes.HasPrefix(t, []byte("data:")):
+			data = bytes.TrimSpace(t[len("data:"):])
+		case at == 0 && len(bytes.TrimSpace(t)) > 0 && bytes.TrimSpace(t)[0] == '{':
+			// A non-streamed body: the whole head is one document.
+			data = head
+		case len(bytes.TrimSpace(t)) == 0:
+			event = ""
+			continue
+		default:
+			continue
+		}
+		if openai.FormatOf(event, data) == want {
+			return at, true
+		}
+		if at == 0 && len(data) == len(head) {
+			return 0, false
+		}
+	}
+	return 0, false
+}
