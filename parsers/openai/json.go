@@ -26,6 +26,15 @@ import (
 // Whole values kept as Raw (custom kinds, provider-executed items) are
 // decoded into map[string]any by jsonguard.Unmarshal.
 
+// ws returns the index of the first byte at or after i that is not JSON
+// whitespace; providers write compact JSON, so the first byte usually is.
+func ws(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i
+	}
+	return jsonguard.SkipWS(b, i)
+}
+
 // obj iterates over the members of a JSON object that Check accepted.
 // The end of an object or array value is found only when it is asked for
 // (v), or when next moves past a value the caller did not enter: a member
@@ -45,7 +54,7 @@ type obj struct {
 // object returns an iterator over v's members; ok is false when v is not
 // an object. v may run past the object's end.
 func object(v []byte) (obj, bool) {
-	i := jsonguard.SkipWS(v, 0)
+	i := ws(v, 0)
 	if i >= len(v) || v[i] != '{' {
 		return obj{end: len(v)}, false
 	}
@@ -83,9 +92,9 @@ func (o *obj) next() bool {
 		o.i, o.lazy = jsonguard.ValueEnd(o.b, o.vs), false
 	}
 	b := o.b
-	i := jsonguard.SkipWS(b, o.i)
+	i := ws(b, o.i)
 	if i < len(b) && b[i] == ',' {
-		i = jsonguard.SkipWS(b, i+1)
+		i = ws(b, i+1)
 	}
 	if i >= len(b) || b[i] != '"' {
 		o.i, o.end = len(b), len(b)
@@ -114,20 +123,32 @@ func (o *obj) next() bool {
 		o.kbuf = jsonguard.AppendString(o.kbuf[:0], b[i:end])
 		o.key = o.kbuf
 	}
-	i = jsonguard.SkipWS(b, end)
+	i = ws(b, end)
 	if i >= len(b) || b[i] != ':' {
 		o.i, o.end = len(b), len(b)
 		return false
 	}
-	i = jsonguard.SkipWS(b, i+1)
+	i = ws(b, i+1)
 	if i >= len(b) {
 		o.i, o.end = len(b), len(b)
 		return false
 	}
 	o.vs = i
-	if c := b[i]; c == '{' || c == '[' {
+	switch b[i] {
+	case '{', '[':
 		o.val, o.lazy = b[i:], true
 		return true
+	case '"':
+		// Most values are short strings: a byte loop to the closing quote,
+		// the general scan only for a string with an escape.
+		e := i + 1
+		for e < len(b) && b[e] != '"' && b[e] != '\\' {
+			e++
+		}
+		if e < len(b) && b[e] == '"' {
+			o.val, o.i = b[i:e+1], e+1
+			return true
+		}
 	}
 	e := jsonguard.ValueEnd(b, i)
 	o.val = b[i:e]
@@ -139,15 +160,15 @@ func (o *obj) next() bool {
 // just past it; it does nothing (and returns 0) when v is not an array. v
 // may run past the array's end.
 func each(v []byte, fn func(el []byte)) int {
-	i := jsonguard.SkipWS(v, 0)
+	i := ws(v, 0)
 	if i >= len(v) || v[i] != '[' {
 		return 0
 	}
 	i++
 	for {
-		i = jsonguard.SkipWS(v, i)
+		i = ws(v, i)
 		if i < len(v) && v[i] == ',' {
-			i = jsonguard.SkipWS(v, i+1)
+			i = ws(v, i+1)
 		}
 		if i >= len(v) {
 			return len(v)
@@ -274,7 +295,7 @@ type arr struct {
 // array returns an iterator over v's elements; ok is false when v is not
 // an array. v may run past the array's end.
 func array(v []byte) (arr, bool) {
-	i := jsonguard.SkipWS(v, 0)
+	i := ws(v, 0)
 	if i >= len(v) || v[i] != '[' {
 		return arr{}, false
 	}
@@ -288,9 +309,9 @@ func (a *arr) next() (el []byte, ok bool) {
 		a.i, a.pending = jsonguard.ValueEnd(a.b, a.cur), false
 	}
 	b := a.b
-	i := jsonguard.SkipWS(b, a.i)
+	i := ws(b, a.i)
 	if i < len(b) && b[i] == ',' {
-		i = jsonguard.SkipWS(b, i+1)
+		i = ws(b, i+1)
 	}
 	if i >= len(b) || b[i] == ']' {
 		a.i, a.end = len(b), len(b)
