@@ -587,7 +587,7 @@ func (p *Parser) chatEnd() {
 		return
 	}
 	p.output = out.text
-	if out.finishAt != nil {
+	if out.finishAt != nil && p.terminal == nil {
 		p.terminal = &driver.TerminalPayload{Event: "chat.completion.chunk", JSON: out.finishAt}
 	}
 	if p.ended {

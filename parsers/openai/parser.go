@@ -167,7 +167,9 @@ func (p *Parser) Format() Format { return p.format }
 
 // Terminal returns the terminal event seen so far, or nil: Responses'
 // response.completed, response.incomplete or response.failed; for Chat the
-// chunk that carried the finish_reason of the Output choice.
+// chunk that carried the finish_reason of the Output choice; the first
+// error event of a stream that failed without one ("error"), or the JSON
+// error document of a non-2xx response ("http_error").
 func (p *Parser) Terminal() *driver.TerminalPayload { return p.terminal }
 
 // Malformed returns the number of malformed events and framing errors.
@@ -491,6 +493,11 @@ func isDigits(s string) bool {
 func (p *Parser) streamError(f sse.Frame, e errFields) error {
 	fail := p.failureOf(e, p.opts.HTTPStatus)
 	p.setFailure(fail)
+	if p.terminal == nil {
+		// The error ends the stream (the SDKs stop at it); a terminal that
+		// follows (response.failed) takes its place.
+		p.terminal = &driver.TerminalPayload{Event: "error", JSON: bytes.Clone(f.Data)}
+	}
 	it := driver.TranscriptItem{Kind: driver.TranscriptFailure, Text: fail.Message, IsError: true}
 	if fail.ErrorType != "" {
 		it.Metadata = map[string]string{"code": fail.ErrorType}
@@ -624,6 +631,10 @@ func bodyError(b []byte) errFields {
 func (p *Parser) httpError(f sse.Frame, e errFields, status int) error {
 	fail := p.failureOf(e, status)
 	p.setFailure(fail)
+	if p.terminal == nil && jsonguard.Check(f.Data, 0) == nil {
+		// The error document is the whole answer.
+		p.terminal = &driver.TerminalPayload{Event: "http_error", JSON: bytes.Clone(f.Data)}
+	}
 	it := driver.TranscriptItem{Kind: driver.TranscriptFailure, Text: fail.Message, IsError: true,
 		Metadata: map[string]string{"http_status": strconv.Itoa(status)}}
 	if fail.ErrorType != "" {
