@@ -367,7 +367,8 @@ func (m *machine) lineEnd(atEOF bool) (end, n int, ok bool) {
 // the lines they end are clean: every CR among them is followed by an LF.
 // That costs one count of the CRs over the lines (or nothing, when the CR
 // finder already knows there is no CR there) instead of one search per
-// line. Every byte is searched once.
+// line. Every byte is searched once for an LF and at most once for a CR
+// (twice in a batch with a lone CR, whose lines the CR finder then walks).
 func (m *machine) scanLFs() {
 	buf := m.buf[:m.w]
 	p := max(m.ls, m.lfFrom)
