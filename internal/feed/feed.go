@@ -30,6 +30,7 @@ package feed
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/agentwire/agentwire/driver"
@@ -181,9 +182,7 @@ func Parse[F Frame](fr Framing[F], p Parser[F], c Capture, observe Observer, cli
 	// strings.Builder: String does not copy the captured bytes; a source
 	// that knows its length sizes it at once.
 	var raw strings.Builder
-	if n, ok := c.Stdout.(interface{ Len() int }); ok {
-		raw.Grow(n.Len())
-	}
+	raw.Grow(sizeHint(c.Stdout))
 	l.Read(c.Stdout, &raw, p.Feed, p.FeedError)
 	var errb []byte
 	if c.Stderr != nil {
@@ -210,6 +209,31 @@ func Parse[F Frame](fr Framing[F], p Parser[F], c Capture, observe Observer, cli
 	}
 	resp.RawStreams = rs
 	return resp, err
+}
+
+// sizeHint is how many bytes src will give, when it can tell: a reader with
+// Len (bytes.Reader, strings.Reader, bytes.Buffer) or a regular file (its
+// size past the current offset), so that the raw copy is made once at its
+// size rather than grown by doubling. 0 when it cannot tell (a pipe).
+func sizeHint(src io.Reader) int {
+	switch r := src.(type) {
+	case interface{ Len() int }:
+		return r.Len()
+	case interface {
+		Stat() (fs.FileInfo, error)
+		Seek(int64, int) (int64, error)
+	}:
+		st, err := r.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return 0
+		}
+		off, err := r.Seek(0, io.SeekCurrent)
+		if err != nil || off > st.Size() {
+			return 0
+		}
+		return int(min(st.Size()-off, 1<<40))
+	}
+	return 0
 }
 
 // Client is the client side of a protocol (what the host wrote to the
