@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/anthropicapi"
+	"github.com/agentwire/agentwire/internal/sessioncodec"
 )
 
 // Response.Metadata keys.
@@ -42,7 +43,7 @@ func (p *Parser) whyInvalid(out Outcome, failure *driver.RunFailure, st *driver.
 		return "result without session_id"
 	case p.result.SessionID != p.sid:
 		return "result session_id differs from the announced one"
-	case !roundTrips(st):
+	case !sessioncodec.Accepts(Codec, st):
 		return "codec does not round-trip the state"
 	}
 	return "invalid"
@@ -223,7 +224,7 @@ func (p *Parser) checkpoint(out Outcome, failure *driver.RunFailure) *driver.Che
 		}
 	}
 	valid := out.Clean() && failure == nil && p.malformed == 0 && !p.sidChanged &&
-		p.result != nil && p.success && rid != "" && rid == p.sid && roundTrips(st)
+		p.result != nil && p.success && rid != "" && rid == p.sid && sessioncodec.Accepts(Codec, st)
 	return &driver.Checkpoint{State: st, Valid: valid}
 }
 

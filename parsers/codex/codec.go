@@ -1,12 +1,8 @@
 package codex
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
-	"maps"
-
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/sessioncodec"
 )
 
 // CodecName is the name of Codec. It changes only with an incompatible
@@ -25,65 +21,4 @@ const CodecName = "codex-exec/v1"
 // (model, config and MCP servers), each length-prefixed so that no two
 // different states join to the same bytes. The usage totals are not
 // guarded: they never change what codex sees.
-var Codec driver.SessionCodec = codec{}
-
-type codec struct{}
-
-func (codec) Name() string { return CodecName }
-
-func (codec) ToParams(s *driver.SessionState) driver.SessionParams {
-	if s == nil {
-		return driver.SessionParams{}
-	}
-	return driver.SessionParams{ResumeID: s.ResumeID, DisplayID: displayID(s.DisplayID, s.ResumeID), Values: cloneMap(s.Data)}
-}
-
-func (codec) FromParams(p driver.SessionParams) *driver.SessionState {
-	if p.IsZero() {
-		return nil
-	}
-	return &driver.SessionState{ResumeID: p.ResumeID, DisplayID: displayID(p.DisplayID, p.ResumeID), Data: cloneMap(p.Values)}
-}
-
-// displayID is display, or resume when display is empty.
-func displayID(display, resume string) string {
-	if display == "" {
-		return resume
-	}
-	return display
-}
-
-// guardKeys are the provider-visible state the fingerprint covers, in a
-// fixed order.
-var guardKeys = []string{driver.ParamCWD, driver.ParamWorkspaceID, driver.ParamProfileFingerprint}
-
-func (codec) GuardFingerprint(p driver.SessionParams) string {
-	if p.ResumeID == "" {
-		return ""
-	}
-	h := sha256.New()
-	put := func(s string) {
-		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
-	put(CodecName)
-	for _, k := range guardKeys {
-		v, ok := p.Values[k]
-		put(k)
-		if ok {
-			put("=" + v)
-		} else {
-			put("") // absent differs from empty
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func cloneMap(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
-	}
-	return maps.Clone(m)
-}
+var Codec driver.SessionCodec = sessioncodec.New(CodecName, sessioncodec.Guard)

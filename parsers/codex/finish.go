@@ -2,10 +2,10 @@ package codex
 
 import (
 	"maps"
-	"reflect"
 	"strconv"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/sessioncodec"
 )
 
 // The SessionState.Data keys the parser writes besides Options.SessionData,
@@ -188,7 +188,7 @@ func (p *Parser) checkpoint(out Outcome, failure *driver.RunFailure, meta map[st
 		why = "no turn.completed"
 	case p.opts.Resume != nil && p.opts.Resume.ResumeID != "" && p.opts.Resume.ResumeID != p.threadID:
 		why = "resumed thread " + p.opts.Resume.ResumeID + " but codex started " + p.threadID
-	case !codecAccepts(st):
+	case !sessioncodec.Accepts(Codec, st):
 		why = "session codec does not round-trip the state"
 	}
 	if why != "" {
@@ -196,24 +196,4 @@ func (p *Parser) checkpoint(out Outcome, failure *driver.RunFailure, meta map[st
 		return &driver.Checkpoint{State: st}
 	}
 	return &driver.Checkpoint{State: st, Valid: true}
-}
-
-// codecAccepts reports whether Codec round-trips st losslessly and guards
-// it with a non-empty, deterministic fingerprint.
-func codecAccepts(st *driver.SessionState) bool {
-	params := Codec.ToParams(st)
-	if params.ResumeID != st.ResumeID {
-		return false
-	}
-	for k, v := range st.Data {
-		if params.Values[k] != v {
-			return false
-		}
-	}
-	back := Codec.FromParams(params)
-	if back == nil || back.ResumeID != st.ResumeID || !reflect.DeepEqual(Codec.ToParams(back), params) {
-		return false
-	}
-	g := Codec.GuardFingerprint(params)
-	return g != "" && g == Codec.GuardFingerprint(params)
 }
