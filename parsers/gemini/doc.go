@@ -103,7 +103,10 @@
 //	                                                      candidate; Raw is "blockReason: <value>"
 //
 // Success and failure: a stream with a finishReason (or a prompt block) is
-// a success, whatever the reason. Failures, in this order: cancellation
+// a success, whatever the reason. Since the API has no terminal event, a
+// body cut off after the event that carried the finishReason (and before
+// any later one, as a server-side tool's second turn) cannot be told from
+// a complete one unless the read itself failed. Failures, in this order: cancellation
 // and timeout (Outcome); an error object, in an event or as the body
 // (provider_error: ErrorType is error.status such as "RESOURCE_EXHAUSTED",
 // Message is error.message, HTTPStatus the response's status, code and
@@ -134,9 +137,10 @@
 //	                                                                    thoughts apart from candidates
 //	ReasoningTokens     thoughtsTokenCount                              the reasoning among them
 //
-// so InputTokens + OutputTokens is totalTokenCount. The last usageMetadata
-// is kept whole (details per modality, trafficType, serviceTier) in the
-// result item's Data["usageMetadata"].
+// so InputTokens + OutputTokens is totalTokenCount. The usageMetadata the
+// Usage comes from is kept whole (details per modality, trafficType,
+// serviceTier) in the result item's Data["usageMetadata"]; a provider
+// error has neither.
 //
 // # Kept metadata
 //
