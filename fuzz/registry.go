@@ -19,6 +19,7 @@ var Targets = []Target{
 	{"FuzzClaude", func(b []byte) error { return CheckParser(ProviderByName("claude"), b) }, "claude"},
 	{"FuzzAppServer", func(b []byte) error { return CheckParser(ProviderByName("appserver"), b) }, "appserver"},
 	{"FuzzGemini", func(b []byte) error { return CheckParser(ProviderByName("gemini"), b) }, "gemini"},
+	{"FuzzAnthropicMessages", func(b []byte) error { return CheckParser(ProviderByName("anthropic-messages"), b) }, "anthropic-messages"},
 	{"FuzzChunking", CheckChunking, "all"},
 	{"FuzzCodec", CheckCodec, "codec"},
 }

@@ -50,6 +50,12 @@ func FuzzGemini(f *testing.F) {
 	run(f, func(b []byte) error { return fuzz.CheckParser(fuzz.ProviderByName("gemini"), b) })
 }
 
+// FuzzAnthropicMessages runs fuzz.CheckParser for the Anthropic Messages
+// API stream parser (an HTTP body, status and content type unknown).
+func FuzzAnthropicMessages(f *testing.F) {
+	run(f, func(b []byte) error { return fuzz.CheckParser(fuzz.ProviderByName("anthropic-messages"), b) })
+}
+
 // FuzzChunking runs fuzz.CheckChunking.
 func FuzzChunking(f *testing.F) { run(f, fuzz.CheckChunking) }
 

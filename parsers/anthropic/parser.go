@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"mime"
@@ -139,6 +140,7 @@ type Parser struct {
 	output strings.Builder
 
 	terminal *driver.TerminalPayload
+	ended    string         // the terminal event seen (message_stop or error), if any
 	stopped  bool           // message_stop seen
 	errEvent *wireErrorBody // the error event, when one ended the stream
 
@@ -228,11 +230,11 @@ func (p *Parser) Feed(f sse.Frame) error {
 	default:
 		return nil // comments (keep-alives), blank lines, the BOM
 	}
-	if p.terminal != nil {
+	if p.ended != "" {
 		if p.isPing(f) {
 			return nil
 		}
-		return p.malformedEvent(f, "event after the "+p.terminal.Event+" terminal")
+		return p.malformedEvent(f, "event after the "+p.ended+" terminal")
 	}
 	// The fast path: text, thinking, signature and argument deltas and
 	// block stops of the API's own shape.
@@ -871,7 +873,7 @@ func (p *Parser) messageStop(f sse.Frame) error {
 		}
 	}
 	p.stopped = true
-	p.terminal = &driver.TerminalPayload{Event: TerminalStop, JSON: append([]byte(nil), f.Data...)}
+	p.setTerminal(f, TerminalStop)
 	it := driver.TranscriptItem{Kind: driver.TranscriptResult, Subtype: TerminalStop, Usage: p.usage.normalized(), Metadata: map[string]string{MetaMessageID: p.msgID}}
 	if p.stopReason != nil {
 		it.Metadata["stop_reason"] = *p.stopReason
@@ -888,6 +890,20 @@ func (p *Parser) messageStop(f sse.Frame) error {
 	return p.em.Item(it)
 }
 
+// setTerminal records the terminal event. Its JSON is the event's data
+// trimmed of whitespace, exact bytes of the stream; a value split over
+// several data lines has no such bytes, so it leaves no TerminalPayload
+// (and is counted as malformed).
+func (p *Parser) setTerminal(f sse.Frame, event string) {
+	p.ended = event
+	data := trimSpace(f.Data)
+	if !bytes.Contains(f.Raw, data) {
+		p.markMalformed(event + " data split over several data lines at line " + strconv.Itoa(f.Line))
+		return
+	}
+	p.terminal = &driver.TerminalPayload{Event: event, JSON: append([]byte(nil), data...)}
+}
+
 // errorEvent is the failure terminal: an error event, at any point.
 func (p *Parser) errorEvent(f sse.Frame, ev *wireEvent) error {
 	e := &wireErrorBody{Type: evError, Error: ev.Error}
@@ -896,7 +912,7 @@ func (p *Parser) errorEvent(f sse.Frame, ev *wireEvent) error {
 		p.markMalformed("error event without an error object")
 	}
 	p.errEvent = e
-	p.terminal = &driver.TerminalPayload{Event: TerminalError, JSON: append([]byte(nil), f.Data...)}
+	p.setTerminal(f, TerminalError)
 	return p.errorItem(e, p.opts.HTTPStatus)
 }
 

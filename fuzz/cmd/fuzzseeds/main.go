@@ -123,9 +123,10 @@ func (w words) add(s ...string) {
 // dictionary words per protocol.
 func collect(root string) (map[string][][]byte, map[string]words, error) {
 	seeds := map[string][][]byte{}
-	dicts := map[string]words{"sse": {}, "ndjson": {}, "jsonrpc": {}, "codex": {}, "claude": {}, "appserver": {}, "gemini": {}, "codec": {}, "all": {}}
+	dicts := map[string]words{"sse": {}, "ndjson": {}, "jsonrpc": {}, "codex": {}, "claude": {}, "appserver": {}, "gemini": {}, "anthropic-messages": {}, "codec": {}, "all": {}}
 	dicts["sse"].add("data:", "data: ", "event:", "event: ", "id:", "retry:", ":", "\n\n", "\r\n", "\r", "\xef\xbb\xbf", ": ping\n\n", "message")
-	for _, d := range []string{"ndjson", "jsonrpc", "codex", "claude", "appserver", "gemini", "all"} {
+	dicts["anthropic-messages"].add("data: ", "event: ", "\n\n", ": ping\n\n")
+	for _, d := range []string{"ndjson", "jsonrpc", "codex", "claude", "appserver", "gemini", "anthropic-messages", "all"} {
 		dicts[d].add(`{"`, `":`, `"}`, "\n", "\r\n", "\xef\xbb\xbf", "null", "true", "false", "[", "]", `\u0000`, `"type"`)
 	}
 	dicts["gemini"].add("data: ", "\r\n\r\n", `"candidates"`, `"content"`, `"parts"`, `"text"`, `"thought"`, `"thoughtSignature"`,
@@ -144,7 +145,7 @@ func collect(root string) (map[string][][]byte, map[string]words, error) {
 		if err != nil {
 			return err
 		}
-		target := map[string]string{"codex": "FuzzCodex", "claude": "FuzzClaude", "appserver": "FuzzAppServer", "gemini": "FuzzGemini"}[provider]
+		target := map[string]string{"codex": "FuzzCodex", "claude": "FuzzClaude", "appserver": "FuzzAppServer", "gemini": "FuzzGemini", "anthropic-messages": "FuzzAnthropicMessages"}[provider]
 		if target == "" {
 			return nil
 		}
@@ -154,6 +155,19 @@ func collect(root string) (map[string][][]byte, map[string]words, error) {
 			if len(seed) <= 4<<10 {
 				seeds["FuzzChunking"] = append(seeds["FuzzChunking"], seed)
 			}
+		}
+		if provider == "anthropic-messages" {
+			// An HTTP body: SSE, whose data lines carry the JSON.
+			seeds["FuzzSSE"] = append(seeds["FuzzSSE"], seed)
+			for _, l := range bytes.Split(b, []byte("\n")) {
+				var v any
+				if d, ok := bytes.CutPrefix(l, []byte("data: ")); ok && json.Unmarshal(d, &v) == nil {
+					walk(v, dicts[provider], dicts["all"], dicts["jsonrpc"], false)
+				} else if e, ok := bytes.CutPrefix(l, []byte("event: ")); ok {
+					dicts[provider].add(string(e))
+				}
+			}
+			return nil
 		}
 		switch provider {
 		case "gemini":
