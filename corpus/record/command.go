@@ -12,29 +12,57 @@ import (
 	"syscall"
 )
 
-// Main is the recorder's command line, shared by cmd/agentwire-record and
-// the agentwire record subcommand. args are the recorder's flags; self are
-// the arguments that run this same command again when the program is
-// re-executed inside its network namespace (os.Args[1:] for
-// agentwire-record, e.g. ["record", flags...] for agentwire). It returns the
-// exit status: 0 success, 1 failure or drift, 2 usage, 3 recording
-// impossible here (CLIs missing or no network namespace).
+// Command holds the recorder's command-line settings; Flags declares them
+// (once, for cmd/agentwire-record and the agentwire record subcommand) and
+// Run runs them.
+type Command struct {
+	Cache, Scenarios, Out, Scratch, Match string
+	Install, Verify, Keep, Check          bool
+	Jobs                                  int
+}
+
+// Flags declares the recorder's flags on fs and returns the settings they
+// fill.
+func Flags(fs *flag.FlagSet) *Command {
+	c := &Command{}
+	fs.StringVar(&c.Cache, "cache", ".cache/npm", "`directory` the pinned CLIs are installed in")
+	fs.StringVar(&c.Scenarios, "scenarios", "corpus/scenarios", "scenario `directory`")
+	fs.StringVar(&c.Out, "out", "corpus", "corpus root `directory`")
+	fs.StringVar(&c.Scratch, "scratch", DefaultScratch, "root `directory` of the per-case scratch directories (outside any git work tree)")
+	fs.StringVar(&c.Match, "run", "", "only cases whose <provider>/<cli>@<version>/<case> matches this `regexp`")
+	fs.BoolVar(&c.Install, "install", false, "install the pinned CLIs with npm and exit")
+	fs.BoolVar(&c.Verify, "verify", false, "re-record into a temporary directory and diff against -out")
+	fs.BoolVar(&c.Keep, "keep", false, "with -verify, keep the temporary recording")
+	fs.IntVar(&c.Jobs, "jobs", 1, "cases recorded at once")
+	fs.BoolVar(&c.Check, "check", false, "exit 0 when recording is possible here (CLIs installed, unshare works), else print why and exit 3")
+	return c
+}
+
+// Main is the recorder's command line as cmd/agentwire-record runs it:
+// Flags parsed from args, then Run.
 func Main(args, self []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cache := fs.String("cache", ".cache/npm", "directory the pinned CLIs are installed in")
-	scen := fs.String("scenarios", "corpus/scenarios", "scenario directory")
-	out := fs.String("out", "corpus", "corpus root")
-	scratch := fs.String("scratch", DefaultScratch, "root of the per-case scratch directories (outside any git work tree)")
-	match := fs.String("run", "", "only cases whose <provider>/<cli>@<version>/<case> matches this regexp")
-	install := fs.Bool("install", false, "install the pinned CLIs with npm and exit")
-	verify := fs.Bool("verify", false, "re-record into a temporary directory and diff against -out")
-	keep := fs.Bool("keep", false, "with -verify, keep the temporary recording")
-	jobs := fs.Int("jobs", 1, "cases recorded at once")
-	check := fs.Bool("check", false, "exit 0 when recording is possible here (CLIs installed, unshare works), else print why and exit 3")
+	c := Flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "unexpected arguments: %q\n", fs.Args())
+		return 2
+	}
+	return c.Run(self, stdout, stderr)
+}
+
+// Run runs the command. self are the arguments that run this same command
+// again when the program is re-executed inside its network namespace
+// (os.Args[1:] for agentwire-record, e.g. ["record", flags...] for
+// agentwire). It returns the exit status: 0 success, 1 failure or drift, 2
+// usage, 3 recording impossible here (CLIs missing or no network
+// namespace).
+func (c *Command) Run(self []string, stdout, stderr io.Writer) int {
+	cache, scen, out, scratch, match := &c.Cache, &c.Scenarios, &c.Out, &c.Scratch, &c.Match
+	install, verify, keep, jobs, check := &c.Install, &c.Verify, &c.Keep, &c.Jobs, &c.Check
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -49,7 +77,7 @@ func Main(args, self []string, stdout, stderr io.Writer) int {
 	if *match != "" {
 		var err error
 		if re, err = regexp.Compile(*match); err != nil {
-			fmt.Fprintln(stderr, err)
+			fmt.Fprintln(stderr, "--run:", err)
 			return 2
 		}
 	}
