@@ -906,7 +906,7 @@ func (p *Parser) setTerminal(f sse.Frame, event string) {
 
 // errorEvent is the failure terminal: an error event, at any point.
 func (p *Parser) errorEvent(f sse.Frame, ev *wireEvent) error {
-	e := &wireErrorBody{Type: evError, Error: ev.Error}
+	e := &wireErrorBody{Type: evError, Error: ev.Error, RequestID: ev.RequestID}
 	if e.Error == nil {
 		e.Error = &wireError{}
 		p.markMalformed("error event without an error object")

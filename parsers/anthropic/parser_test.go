@@ -215,7 +215,7 @@ func TestFailures(t *testing.T) {
 		status  int
 		output  string
 	}{
-		{"error mid-stream", events(evStart, evText0, textDelta("0", "par"), `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`), Options{HTTPStatus: 200}, driver.FailureProviderError, "overloaded_error", 200, "par"},
+		{"error mid-stream", events(evStart, evText0, textDelta("0", "par"), `{"type": "error", "error": {"details": null, "type": "overloaded_error", "message": "Overloaded"}, "request_id": "req_011CSHoEeqs5C35K2UUqR7Fy"}`), Options{HTTPStatus: 200}, driver.FailureProviderError, "overloaded_error", 200, "par"},
 		{"error before message_start", events(`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`), Options{}, driver.FailureProviderError, "api_error", 0, ""},
 		{"disconnect after a delta", events(evStart, evText0, textDelta("0", "par")), Options{}, driver.FailureIncomplete, "", 0, "par"},
 		{"disconnect mid-event", events(evStart, evText0) + "event: content_block_delta\ndata: {\"type\":\"content_bl", Options{}, driver.FailureIncomplete, "", 0, ""},
@@ -237,6 +237,9 @@ func TestFailures(t *testing.T) {
 			}
 			if r.Response.Output != tc.output {
 				t.Errorf("Output %q, want %q", r.Response.Output, tc.output)
+			}
+			if tc.name == "error mid-stream" && r.Response.Metadata[MetaRequestID] != "req_011CSHoEeqs5C35K2UUqR7Fy" {
+				t.Errorf("request id %v", r.Response.Metadata)
 			}
 			if last := r.Payloads[len(r.Payloads)-1]; last.Kind != driver.StreamRunError || last.Error.Code != tc.code {
 				t.Errorf("terminal %+v", last)

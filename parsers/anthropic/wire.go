@@ -34,6 +34,8 @@ type wireEvent struct {
 	Delta json.RawMessage `json:"delta"`
 	Usage *wireUsage      `json:"usage"`
 	Error *wireError      `json:"error"`
+	// RequestID is set on some error events.
+	RequestID string `json:"request_id"`
 }
 
 type wireMessage struct {
