@@ -28,7 +28,11 @@
 //     when the gentle stop fails, the whole group is killed with SIGKILL
 //     and stdin is closed, so every stdin write still blocked on a CLI
 //     that does not read (the Interrupt's own included) fails with an
-//     error wrapping os.ErrClosed. Whatever the CLI does, Wait returns
+//     error wrapping os.ErrClosed. Between ctx ending and the kill or
+//     exit each reader reads at most CancelReadLimit, so a CLI flooding
+//     through its stop costs bounded memory and parsing (the rest waits in
+//     the pipe and is read after the kill); after a kill the observer is
+//     not called (Command.Stdout). Whatever the CLI does, Wait returns
 //     within the grace plus DrainTimeout (and scheduling) after ctx ended.
 //   - No process left: after the leader exits, any process left in its
 //     group is killed, and on Linux so are descendants that left the group
@@ -79,6 +83,13 @@ var ReadSize = 32 << 10
 
 // ObserveSize is the largest piece of stdout one Command.Stdout call gets.
 var ObserveSize = 4 << 10
+
+// CancelReadLimit is how much more each reader reads once ctx ended and
+// before the process exits or is killed: enough for a CLI's goodbye after
+// its gentle stop. A CLI that floods through its stop then blocks on the
+// full pipe; what the pipe holds is read after the kill. It bounds the
+// memory and the parsing a stop costs. A variable so tests can change it.
+var CancelReadLimit = 1 << 20
 
 // Command describes the process to run.
 type Command struct {
@@ -200,6 +211,9 @@ type Process struct {
 	progress atomic.Uint64 // reads returned
 	// unobserved is set by the kill: the observer is not called after it
 	unobserved atomic.Bool
+	cancelled  atomic.Bool   // ctx ended: CancelReadLimit applies
+	released   chan struct{} // closed at the kill or exit: read without limit
+	releaseOne sync.Once
 	busy       atomic.Int32  // readers between a Read and the next
 	done       chan struct{} // closed when the supervisor finished
 	result     Result
@@ -245,7 +259,7 @@ func Start(ctx context.Context, c Command, sink driver.EventSink) (*Process, err
 	}
 	closeAll(outW, errW, inR) // the child holds its ends now
 
-	p := &Process{cmd: cmd, c: c, sink: sink, cg: cg, stdinW: inW, exited: make(chan struct{}), done: make(chan struct{})}
+	p := &Process{cmd: cmd, c: c, sink: sink, cg: cg, stdinW: inW, exited: make(chan struct{}), done: make(chan struct{}), released: make(chan struct{})}
 	p.result.PID = cmd.Process.Pid
 	p.pipes = [2]*os.File{outR, errR}
 	if err := sink.Emit(driver.RunEvent{Type: driver.RunEventSpawn, Data: map[string]any{"pid": cmd.Process.Pid, "started_at": time.Now().UTC().Format(time.RFC3339Nano)}}); err != nil {
@@ -455,6 +469,7 @@ func (p *Process) kill(why KillReason) {
 	}
 	p.mu.Unlock()
 	p.unobserved.Store(true)
+	p.release()
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	if p.cg != nil {
 		p.cg.kill()
@@ -465,8 +480,15 @@ func (p *Process) kill(why KillReason) {
 func (p *Process) read(f *os.File, stream string, raw *bytes.Buffer, observe func([]byte) error) {
 	defer p.readers.Done()
 	buf := make([]byte, ReadSize)
+	afterCancel := 0
 	for {
+		if p.cancelled.Load() && afterCancel >= CancelReadLimit {
+			<-p.released
+		}
 		n, err := f.Read(buf)
+		if p.cancelled.Load() {
+			afterCancel += n
+		}
 		p.progress.Add(1)
 		p.busy.Add(1)
 		if n > 0 {
@@ -523,6 +545,7 @@ func (p *Process) supervise(ctx context.Context) {
 				p.result.Cancelled = true
 			}
 			p.result.Interrupted = true
+			p.cancelled.Store(true)
 			grace := p.c.Grace
 			if grace <= 0 {
 				grace = DefaultGrace
@@ -547,6 +570,7 @@ func (p *Process) supervise(ctx context.Context) {
 			p.kill(KillGrace)
 		}
 	}
+	p.release()
 	// The leader is gone; anything left of the run goes too, so pipes it
 	// inherited reach EOF and stdin writers return.
 	// With a cgroup it alone says whether anything was left: a group
@@ -608,8 +632,8 @@ func (p *Process) supervise(ctx context.Context) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.finished = true
-	p.result.Stdout = bytes.Clone(p.stdout.Bytes())
-	p.result.Stderr = bytes.Clone(p.stderr.Bytes())
+	p.result.Stdout = p.stdout.Bytes() // the readers are done: no copy needed
+	p.result.Stderr = p.stderr.Bytes()
 	p.result.Killed, p.result.KillReason = p.killed, p.killReason
 	p.result.KilledDescendants = left
 	p.result.ExitCode, p.result.Signal = exitStatus(p.cmd.ProcessState)
@@ -621,6 +645,9 @@ func (p *Process) supervise(ctx context.Context) {
 		p.err = p.firstErr
 	}
 }
+
+// release lifts CancelReadLimit.
+func (p *Process) release() { p.releaseOne.Do(func() { close(p.released) }) }
 
 // interrupt runs the gentle stop.
 func (p *Process) interrupt() error {

@@ -68,7 +68,23 @@ type StopDriver func(binary string, env []string) driver.Driver
 // of the run is alive by pid (the leader and every "child N" the script
 // printed, in or out of the group), and the open fds are back to their
 // baseline. It returns the latency.
+//
+// The machine is shared: a latency over the bound is measured once more,
+// and only a second one over it fails, so one scheduling stall of a loaded
+// machine does not.
 func RunStop(t testing.TB, mk StopDriver, sc StopCase) time.Duration {
+	t.Helper()
+	d := runStop(t, mk, sc)
+	if d > StopGrace+time.Second {
+		t.Logf("%s: Run returned %v after the cancel; measuring once more", sc.Name, d)
+		if d = runStop(t, mk, sc); d > StopGrace+time.Second {
+			t.Errorf("%s: Run returned %v after the cancel, want at most %v", sc.Name, d, StopGrace+time.Second)
+		}
+	}
+	return d
+}
+
+func runStop(t testing.TB, mk StopDriver, sc StopCase) time.Duration {
 	t.Helper()
 	fds := openFDs()
 	prompt := sc.Prompt
@@ -86,9 +102,6 @@ func RunStop(t testing.TB, mk StopDriver, sc StopCase) time.Duration {
 			t.Fatalf("%s: never cancelled: %v", sc.Name, r.Err)
 		}
 		d = r.AfterCancel
-	}
-	if d > StopGrace+time.Second {
-		t.Errorf("%s: Run returned %v after the cancel, want at most %v", sc.Name, d, StopGrace+time.Second)
 	}
 	pids := []int{r.PID}
 	if r.Resp.RawStreams != nil {
