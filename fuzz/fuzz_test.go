@@ -18,5 +18,7 @@ func FuzzClaude(f *testing.F)            { targets.FuzzClaude(f) }
 func FuzzAppServer(f *testing.F)         { targets.FuzzAppServer(f) }
 func FuzzGemini(f *testing.F)            { targets.FuzzGemini(f) }
 func FuzzAnthropicMessages(f *testing.F) { targets.FuzzAnthropicMessages(f) }
+func FuzzOpenAIResponses(f *testing.F)   { targets.FuzzOpenAIResponses(f) }
+func FuzzOpenAIChat(f *testing.F)        { targets.FuzzOpenAIChat(f) }
 func FuzzChunking(f *testing.F)          { targets.FuzzChunking(f) }
 func FuzzCodec(f *testing.F)             { targets.FuzzCodec(f) }

@@ -20,6 +20,8 @@ var Targets = []Target{
 	{"FuzzAppServer", func(b []byte) error { return CheckParser(ProviderByName("appserver"), b) }, "appserver"},
 	{"FuzzGemini", func(b []byte) error { return CheckParser(ProviderByName("gemini"), b) }, "gemini"},
 	{"FuzzAnthropicMessages", func(b []byte) error { return CheckParser(ProviderByName("anthropic-messages"), b) }, "anthropic-messages"},
+	{"FuzzOpenAIResponses", func(b []byte) error { return CheckParser(ProviderByName("openai-responses"), b) }, "openai-responses"},
+	{"FuzzOpenAIChat", func(b []byte) error { return CheckParser(ProviderByName("openai-chat"), b) }, "openai-chat"},
 	{"FuzzChunking", CheckChunking, "all"},
 	{"FuzzCodec", CheckCodec, "codec"},
 }

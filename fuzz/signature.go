@@ -36,9 +36,13 @@ func Signature(target string, data []byte) string {
 		}
 		return s
 	default:
-		// A provider target is "Fuzz" and the provider's name (any case).
-		if p, ok := provider.Lookup(strings.ToLower(strings.TrimPrefix(target, "Fuzz"))); ok {
-			return parserSignature(fuzzProvider(p), data)
+		// A provider target is "Fuzz" and the provider's name (any case,
+		// without its hyphens: FuzzOpenAIChat is openai-chat's).
+		name := strings.ToLower(strings.TrimPrefix(target, "Fuzz"))
+		for _, p := range provider.All() {
+			if strings.ReplaceAll(p.Name, "-", "") == name {
+				return parserSignature(fuzzProvider(p), data)
+			}
 		}
 		return ""
 	}

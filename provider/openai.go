@@ -2,6 +2,8 @@ package provider
 
 import (
 	"bytes"
+	"errors"
+	"io"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/parsers/openai"
@@ -23,6 +25,13 @@ func init() {
 			Parse: func(in Input, sink driver.EventSink) Parsed {
 				opts := openai.Options{Format: format, Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe}
 				resp, err := openai.Parse(in.HTTPStatus, in.ContentType, in.Stdout, sink, opts)
+				// An HTTP response has no stderr; a capture that comes with
+				// one keeps it, as every provider's RawStreams do.
+				if in.Stderr != nil {
+					b, rerr := io.ReadAll(in.Stderr)
+					resp.RawStreams.Stderr = string(b)
+					err = errors.Join(err, rerr)
+				}
 				return Parsed{Capability: openai.Capability, Response: resp, Err: err}
 			},
 		})

@@ -56,6 +56,18 @@ func FuzzAnthropicMessages(f *testing.F) {
 	run(f, func(b []byte) error { return fuzz.CheckParser(fuzz.ProviderByName("anthropic-messages"), b) })
 }
 
+// FuzzOpenAIResponses runs fuzz.CheckParser for the OpenAI Responses
+// stream parser.
+func FuzzOpenAIResponses(f *testing.F) {
+	run(f, func(b []byte) error { return fuzz.CheckParser(fuzz.ProviderByName("openai-responses"), b) })
+}
+
+// FuzzOpenAIChat runs fuzz.CheckParser for the Chat Completions stream
+// parser.
+func FuzzOpenAIChat(f *testing.F) {
+	run(f, func(b []byte) error { return fuzz.CheckParser(fuzz.ProviderByName("openai-chat"), b) })
+}
+
 // FuzzChunking runs fuzz.CheckChunking.
 func FuzzChunking(f *testing.F) { run(f, fuzz.CheckChunking) }
 

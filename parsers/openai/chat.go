@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"strconv"
 
 	"github.com/agentwire/agentwire/driver"
@@ -32,7 +31,7 @@ type cChoice struct {
 	calls     []*cCall
 	finishRaw string
 	finished  bool // its finish_reason arrived and its items were emitted
-	finishAt  []byte
+	finishAt  *driver.TerminalPayload
 	annots    []any
 }
 
@@ -466,7 +465,7 @@ func (p *Parser) choiceFinish(ch *cChoice, reason string, f sse.Frame) error {
 		return nil
 	}
 	ch.finished = true
-	ch.finishAt = bytes.Clone(f.Data)
+	ch.finishAt = terminalOf("chat.completion.chunk", f)
 	return p.closeChoice(ch, true)
 }
 
@@ -587,8 +586,8 @@ func (p *Parser) chatEnd() {
 		return
 	}
 	p.output = out.text
-	if out.finishAt != nil && p.terminal == nil {
-		p.terminal = &driver.TerminalPayload{Event: "chat.completion.chunk", JSON: out.finishAt}
+	if p.terminal == nil {
+		p.terminal = out.finishAt
 	}
 	if p.ended {
 		p.finish = chatFinish(out.finishRaw)

@@ -496,7 +496,7 @@ func (p *Parser) streamError(f sse.Frame, e errFields) error {
 	if p.terminal == nil {
 		// The error ends the stream (the SDKs stop at it); a terminal that
 		// follows (response.failed) takes its place.
-		p.terminal = &driver.TerminalPayload{Event: "error", JSON: bytes.Clone(f.Data)}
+		p.terminal = terminalOf("error", f)
 	}
 	it := driver.TranscriptItem{Kind: driver.TranscriptFailure, Text: fail.Message, IsError: true}
 	if fail.ErrorType != "" {
@@ -633,7 +633,7 @@ func (p *Parser) httpError(f sse.Frame, e errFields, status int) error {
 	p.setFailure(fail)
 	if p.terminal == nil && jsonguard.Check(f.Data, 0) == nil {
 		// The error document is the whole answer.
-		p.terminal = &driver.TerminalPayload{Event: "http_error", JSON: bytes.Clone(f.Data)}
+		p.terminal = terminalOf("http_error", f)
 	}
 	it := driver.TranscriptItem{Kind: driver.TranscriptFailure, Text: fail.Message, IsError: true,
 		Metadata: map[string]string{"http_status": strconv.Itoa(status)}}
@@ -783,6 +783,23 @@ func (p *Parser) metadata(m map[string]string) {
 
 // incompleteWhere says what was open when an incomplete stream ended.
 func (p *Parser) incompleteWhere() string { return p.where }
+
+// terminalOf is the TerminalPayload of a frame: its JSON exactly as it
+// stands in the body (the data without surrounding whitespace), or nil
+// when the data is not contiguous there (JSON split over several data:
+// lines, whose joined text the body does not hold).
+func terminalOf(event string, f sse.Frame) *driver.TerminalPayload {
+	d := f.Data
+	i, j := jsonguard.SkipWS(d, 0), len(d)
+	for j > i && (d[j-1] == ' ' || d[j-1] == '\t' || d[j-1] == '\n' || d[j-1] == '\r') {
+		j--
+	}
+	d = d[i:j]
+	if len(d) == 0 || !bytes.Contains(f.Raw, d) {
+		return nil
+	}
+	return &driver.TerminalPayload{Event: event, JSON: bytes.Clone(d)}
+}
 
 // toolInput parses the arguments of a tool call: the JSON value (an empty
 // string is {}), or, when they are not valid JSON (a call cut by

@@ -1083,7 +1083,7 @@ func (p *Parser) terminalEvent(f sse.Frame, ev *rEvent) error {
 	if err := p.fillFromSnapshot(s); err != nil {
 		return err
 	}
-	p.terminal = &driver.TerminalPayload{Event: ev.typ, JSON: bytes.Clone(f.Data)}
+	p.terminal = terminalOf(ev.typ, f)
 	p.ended = true
 	return p.settle(ev.typ, s)
 }
@@ -1186,7 +1186,7 @@ func (p *Parser) responseDocument(f sse.Frame) error {
 	if err := p.fillFromSnapshot(s); err != nil {
 		return err
 	}
-	p.terminal = &driver.TerminalPayload{Event: evResponseDocument, JSON: bytes.Clone(f.Data)}
+	p.terminal = terminalOf(evResponseDocument, f)
 	switch s.status {
 	case "completed", "incomplete", "failed", "cancelled":
 		p.ended = true

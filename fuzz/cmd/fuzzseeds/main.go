@@ -123,15 +123,25 @@ func (w words) add(s ...string) {
 // dictionary words per protocol.
 func collect(root string) (map[string][][]byte, map[string]words, error) {
 	seeds := map[string][][]byte{}
-	dicts := map[string]words{"sse": {}, "ndjson": {}, "jsonrpc": {}, "codex": {}, "claude": {}, "appserver": {}, "gemini": {}, "anthropic-messages": {}, "codec": {}, "all": {}}
+	dicts := map[string]words{"sse": {}, "ndjson": {}, "jsonrpc": {}, "codex": {}, "claude": {}, "appserver": {}, "gemini": {}, "anthropic-messages": {},
+		"openai-responses": {}, "openai-chat": {}, "codec": {}, "all": {}}
 	dicts["sse"].add("data:", "data: ", "event:", "event: ", "id:", "retry:", ":", "\n\n", "\r\n", "\r", "\xef\xbb\xbf", ": ping\n\n", "message")
 	dicts["anthropic-messages"].add("data: ", "event: ", "\n\n", ": ping\n\n")
-	for _, d := range []string{"ndjson", "jsonrpc", "codex", "claude", "appserver", "gemini", "anthropic-messages", "all"} {
+	for _, d := range []string{"ndjson", "jsonrpc", "codex", "claude", "appserver", "gemini", "anthropic-messages", "openai-responses", "openai-chat", "all"} {
 		dicts[d].add(`{"`, `":`, `"}`, "\n", "\r\n", "\xef\xbb\xbf", "null", "true", "false", "[", "]", `\u0000`, `"type"`)
 	}
 	dicts["gemini"].add("data: ", "\r\n\r\n", `"candidates"`, `"content"`, `"parts"`, `"text"`, `"thought"`, `"thoughtSignature"`,
 		`"functionCall"`, `"partialArgs"`, `"willContinue"`, `"finishReason"`, `"usageMetadata"`, `"promptFeedback"`, `"blockReason"`,
 		`"error"`, `"code"`, `"status"`, `"executableCode"`, `"codeExecutionResult"`, `"functionResponse"`, `"jsonPath"`, `"stringValue"`, `"STOP"`, `"MAX_TOKENS"`)
+	dicts["openai-responses"].add("data: ", "event: ", "\n\n", "data: [DONE]\n\n", `"sequence_number"`, `"output_index"`, `"item_id"`,
+		`"content_index"`, `"summary_index"`, `"delta"`, `"item"`, `"response"`, `"status"`, `"usage"`, `"error"`, `"code"`, `"message"`,
+		`"call_id"`, `"arguments"`, `"incomplete_details"`, `"encrypted_content"`, `"response.completed"`, `"response.incomplete"`,
+		`"response.failed"`, `"response.output_text.delta"`, `"response.output_item.added"`, `"response.output_item.done"`,
+		`"response.function_call_arguments.delta"`, `"function_call"`, `"message"`, `"reasoning"`, `"web_search_call"`, `"max_output_tokens"`)
+	dicts["openai-chat"].add("data: ", "event: error\n", "\n\n", "data: [DONE]\n\n", `"choices"`, `"index"`, `"delta"`, `"message"`,
+		`"content"`, `"refusal"`, `"reasoning_content"`, `"reasoning"`, `"tool_calls"`, `"function"`, `"name"`, `"arguments"`, `"id"`,
+		`"finish_reason"`, `"usage"`, `"prompt_tokens"`, `"completion_tokens"`, `"prompt_tokens_details"`, `"cached_tokens"`,
+		`"x_groq"`, `"error"`, `"code"`, `"stop"`, `"length"`, `"tool_calls"`, `"chat.completion.chunk"`, `"chat.completion"`)
 	dicts["jsonrpc"].add(`"jsonrpc":"2.0"`, `"id"`, `"method"`, `"params"`, `"result"`, `"error"`, `"code"`, `"message"`, `"data"`)
 	dicts["codec"].add("\x00", "cwd", "workspace_id", "profile_fingerprint", "prompt_bundle_key", "codex.", "claude.", "appserver.")
 	var ids []string
@@ -145,7 +155,8 @@ func collect(root string) (map[string][][]byte, map[string]words, error) {
 		if err != nil {
 			return err
 		}
-		target := map[string]string{"codex": "FuzzCodex", "claude": "FuzzClaude", "appserver": "FuzzAppServer", "gemini": "FuzzGemini", "anthropic-messages": "FuzzAnthropicMessages"}[provider]
+		target := map[string]string{"codex": "FuzzCodex", "claude": "FuzzClaude", "appserver": "FuzzAppServer", "gemini": "FuzzGemini", "anthropic-messages": "FuzzAnthropicMessages",
+			"openai-responses": "FuzzOpenAIResponses", "openai-chat": "FuzzOpenAIChat"}[provider]
 		if target == "" {
 			return nil
 		}
@@ -170,7 +181,7 @@ func collect(root string) (map[string][][]byte, map[string]words, error) {
 			return nil
 		}
 		switch provider {
-		case "gemini":
+		case "gemini", "openai-responses", "openai-chat":
 			// A model API's HTTP body: SSE already (or a JSON error body).
 			seeds["FuzzSSE"] = append(seeds["FuzzSSE"], seed)
 		case "appserver":
@@ -183,7 +194,8 @@ func collect(root string) (map[string][][]byte, map[string]words, error) {
 		sc.Buffer(nil, 64<<20)
 		for sc.Scan() {
 			line := sc.Bytes()
-			if provider == "gemini" {
+			switch provider {
+			case "gemini", "openai-responses", "openai-chat":
 				line = bytes.TrimPrefix(bytes.TrimRight(line, "\r"), []byte("data: "))
 			}
 			for _, m := range idRE.FindAllSubmatch(line, -1) {
