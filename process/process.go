@@ -36,9 +36,15 @@
 //     within the grace plus DrainTimeout (and scheduling) after ctx ended.
 //   - No process left: after the leader exits, any process left in its
 //     group is killed, and on Linux so are descendants that left the group
-//     (see the cgroup notes in reap_linux.go: always where a cgroup can be
-//     created, else only those holding the run's pipes). Readers are given
-//     DrainTimeout to reach EOF; then the pipes are closed.
+//     (setsid, a double fork). Where a cgroup v2 directory can be created
+//     below the host's own cgroup (root, or a delegated cgroup) every run
+//     gets one, the CLI starts inside it, and all of it is killed; where
+//     none can be, a descendant that left the group is found only while it
+//     holds the run's stdout or stderr pipe, and one that also closed
+//     those survives the run (outside Linux it always does). The host is
+//     not made a child subreaper: it would become the parent of every
+//     orphan of every child it runs, and have to reap them. Readers are
+//     given DrainTimeout to reach EOF; then the pipes are closed.
 //   - Errors: a sink or observer error stops the process (SIGKILL of the
 //     group) and is returned by Wait; a non-zero exit is data in Result, not
 //     an error.
