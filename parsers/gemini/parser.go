@@ -270,13 +270,15 @@ func (p *Parser) object(d []byte, off int64, line int) error {
 	if p.createTime == "" {
 		setStr(&p.createTime, ev.createTime)
 	}
-	if ev.hasErr {
-		return p.errorObject(d, ev)
-	}
 	for i := range ev.candidates {
 		if err := p.candidate(d, &ev.candidates[i]); err != nil {
 			return err
 		}
+	}
+	if ev.hasErr {
+		// After the event's candidates: what the model sent before the
+		// error is kept; the error fails the run.
+		return p.errorObject(d, ev)
 	}
 	if ev.feedbackRaw != nil {
 		if err := p.keep(&p.last, -1, "promptFeedback", ev.feedbackRaw); err != nil {

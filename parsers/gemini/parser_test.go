@@ -135,6 +135,8 @@ func TestErrors(t *testing.T) {
 		payload bool // run.error expected
 	}{
 		{"mid-stream error event", 200, sseBody(evText1, errBody), driver.FailureProviderError, "RESOURCE_EXHAUSTED", 200, true},
+		{"error beside candidates", 200, sseBody(`{"candidates":[{"content":{"parts":[{"text":"Hel"}]},"finishReason":"STOP"}],"error":{"code":500,"message":"internal","status":"INTERNAL"}}`),
+			driver.FailureProviderError, "INTERNAL", 200, true},
 		{"error body", 429, errBody, driver.FailureProviderError, "RESOURCE_EXHAUSTED", 429, true},
 		{"error body in an array", 503, `[` + errBody + `]`, driver.FailureProviderError, "RESOURCE_EXHAUSTED", 503, true},
 		{"HTML error body", 502, "<html>Bad Gateway</html>", driver.FailureProviderError, "http_502", 502, true},
