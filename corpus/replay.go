@@ -5,70 +5,34 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strings"
-	"testing/iotest"
 
 	"github.com/agentwire/agentwire/adaptertest"
+	"github.com/agentwire/agentwire/internal/chunk"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/provider"
 )
 
 // Chunking delivers a byte slice through an io.Reader in some pattern of
-// reads. The parsers must give the same result under every chunking.
-type Chunking struct {
-	Name   string
-	Reader func(b []byte) io.Reader
-}
+// reads (internal/chunk's, the one set every test of the module uses). The
+// parsers must give the same result under every chunking.
+type Chunking = chunk.Chunking
 
 // The chunkings Test replays every case under.
 var (
 	// Whole delivers the input in reads as large as the caller asks.
-	Whole = Chunking{"whole", func(b []byte) io.Reader { return bytes.NewReader(b) }}
+	Whole = chunk.Whole
 	// Lines delivers one line (terminator included) per read.
-	Lines = Chunking{"lines", func(b []byte) io.Reader { return &lineReader{b: b} }}
+	Lines = chunk.Lines
 	// Bytes delivers one byte per read.
-	Bytes = Chunking{"bytes", func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) }}
+	Bytes = chunk.Bytes
 )
 
 // Random delivers reads of 1 to 97 bytes, in a sequence fixed by seed.
-func Random(seed uint64) Chunking {
-	return Chunking{fmt.Sprintf("random(%d)", seed), func(b []byte) io.Reader {
-		return &randReader{b: b, r: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
-	}}
-}
+func Random(seed uint64) Chunking { return chunk.Random(seed) }
 
 // Chunkings returns Whole, Lines, Bytes and Random(seed).
-func Chunkings(seed uint64) []Chunking { return []Chunking{Whole, Lines, Bytes, Random(seed)} }
-
-type lineReader struct{ b []byte }
-
-func (r *lineReader) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := bytes.IndexByte(r.b, '\n') + 1
-	if n == 0 {
-		n = len(r.b)
-	}
-	n = copy(p, r.b[:n])
-	r.b = r.b[n:]
-	return n, nil
-}
-
-type randReader struct {
-	b []byte
-	r *rand.Rand
-}
-
-func (r *randReader) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b[:min(1+r.r.IntN(97), len(r.b))])
-	r.b = r.b[n:]
-	return n, nil
-}
+func Chunkings(seed uint64) []Chunking { return chunk.All(seed) }
 
 // Options select how Replay runs. The zero value replays whole, with the
 // parser of the case's provider.

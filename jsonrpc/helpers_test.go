@@ -2,7 +2,7 @@ package jsonrpc
 
 import (
 	"errors"
-	"io"
+	"github.com/agentwire/agentwire/internal/chunk"
 )
 
 // item is one result of reading, owned, for comparisons.
@@ -33,37 +33,12 @@ func itemOf(f Frame, err error) item {
 	return it
 }
 
-// chunkReader returns the input in reads of the given sizes, cycling.
-type chunkReader struct {
-	data  []byte
-	sizes []int
-	i     int
-}
-
-func (c *chunkReader) Read(p []byte) (int, error) {
-	if len(c.data) == 0 {
-		return 0, io.EOF
-	}
-	n := len(c.data)
-	if len(c.sizes) > 0 {
-		n = c.sizes[c.i%len(c.sizes)]
-		c.i++
-		if n <= 0 {
-			return 0, nil
-		}
-	}
-	n = min(n, len(p), len(c.data))
-	copy(p, c.data[:n])
-	c.data = c.data[n:]
-	return n, nil
-}
-
 // readAll reads the whole input with a Reader over reads of sizes and
 // returns the items and the tee.
 func readAll(in []byte, sizes []int, opts Options) ([]item, string, error) {
 	var tee teeBuf
 	opts.Tee = &tee
-	r := NewReader(&chunkReader{data: in, sizes: sizes}, opts)
+	r := NewReader(chunk.Sizes(in, sizes...), opts)
 	var out []item
 	for f, err := range r.All() {
 		if err != nil && !IsRecoverable(err) {

@@ -2,6 +2,7 @@ package ndjson
 
 import (
 	"errors"
+	"github.com/agentwire/agentwire/internal/chunk"
 	"io"
 )
 
@@ -35,36 +36,11 @@ func itemOf(f Frame, err error) item {
 	return item{Kind: f.Kind, Data: string(f.Data), Raw: string(f.Raw), Offset: f.Offset, Line: f.Line, Unterminated: f.Unterminated}
 }
 
-// chunkReader returns the input in reads of the given sizes, cycling.
-type chunkReader struct {
-	data  []byte
-	sizes []int
-	i     int
-}
-
-func (c *chunkReader) Read(p []byte) (int, error) {
-	if len(c.data) == 0 {
-		return 0, io.EOF
-	}
-	n := len(c.data)
-	if len(c.sizes) > 0 {
-		n = c.sizes[c.i%len(c.sizes)]
-		c.i++
-		if n <= 0 {
-			return 0, nil // an empty read is legal
-		}
-	}
-	n = min(n, len(p), len(c.data))
-	copy(p, c.data[:n])
-	c.data = c.data[n:]
-	return n, nil
-}
-
 // readAll frames data with a Reader fed in reads of the given sizes (nil:
 // one read). It stops at io.EOF or a fatal error, which is appended.
 func readAll(t tb, data []byte, opts Options, sizes []int) []item {
 	t.Helper()
-	r := NewReader(&chunkReader{data: data, sizes: sizes}, opts)
+	r := NewReader(chunk.Sizes(data, sizes...), opts)
 	var out []item
 	for {
 		f, err := r.Next()

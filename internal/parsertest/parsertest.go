@@ -6,8 +6,8 @@
 package parsertest
 
 import (
+	"github.com/agentwire/agentwire/internal/chunk"
 	"io"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -28,67 +28,37 @@ type Result struct {
 
 // ChunkReader returns S in pieces of the given Sizes, cycling through
 // them; without Sizes, all of it in one Read (as far as the buffer
-// allows).
+// allows). It is chunk.Sizes over a string (a size of 0 or less is an
+// empty read).
 type ChunkReader struct {
 	S     string
 	Sizes []int
-	i     int
+	r     io.Reader
 }
 
 func (r *ChunkReader) Read(p []byte) (int, error) {
-	if r.S == "" {
-		return 0, io.EOF
+	if r.r == nil {
+		r.r = chunk.Sizes([]byte(r.S), r.Sizes...)
 	}
-	n := len(r.S)
-	if len(r.Sizes) > 0 {
-		n = max(1, r.Sizes[r.i%len(r.Sizes)])
-		r.i++
-	}
-	n = min(n, len(p), len(r.S))
-	copy(p, r.S[:n])
-	r.S = r.S[n:]
-	return n, nil
+	return r.r.Read(p)
 }
 
-// LineReader returns S one line (with its newline) per Read.
-type LineReader struct{ S string }
-
-func (r *LineReader) Read(p []byte) (int, error) {
-	if r.S == "" {
-		return 0, io.EOF
-	}
-	n := strings.IndexByte(r.S, '\n') + 1
-	if n <= 0 {
-		n = len(r.S)
-	}
-	n = min(n, len(p))
-	copy(p, r.S[:n])
-	r.S = r.S[n:]
-	return n, nil
-}
-
-// Chunking names a way to deliver an input.
+// Chunking names a way to deliver an input: one of internal/chunk's, over
+// a string.
 type Chunking struct {
 	Name string
 	Mk   func(s string) io.Reader
 }
 
-// Chunkings returns the four deliveries every parser is replayed under:
-// whole, line, byte, and random pieces of 1 to 97 bytes drawn from seed.
+// Chunkings returns the four deliveries every parser is replayed under,
+// chunk.All(seed): whole, one line, one byte, and random pieces of 1 to
+// 97 bytes drawn from seed.
 func Chunkings(seed uint64) []Chunking {
-	return []Chunking{
-		{"whole", func(s string) io.Reader { return &ChunkReader{S: s} }},
-		{"line", func(s string) io.Reader { return &LineReader{S: s} }},
-		{"byte", func(s string) io.Reader { return &ChunkReader{S: s, Sizes: []int{1}} }},
-		{"random", func(s string) io.Reader {
-			rng := rand.New(rand.NewPCG(seed, 7))
-			sizes := make([]int, 64)
-			for i := range sizes {
-				sizes[i] = 1 + rng.IntN(97)
-			}
-			return &ChunkReader{S: s, Sizes: sizes}
-		}},
+	var out []Chunking
+	for _, c := range chunk.All(seed) {
+		out = append(out, Chunking{c.Name, func(s string) io.Reader { return c.Reader([]byte(s)) }})
 	}
+	return out
 }
 
 // Kinds renders payloads as "kind", "kind:message-or-call-id" or, for

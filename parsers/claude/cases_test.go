@@ -95,7 +95,7 @@ func do(t *testing.T, opts Options, out Outcome, lines ...string) run {
 		if i == 0 {
 			first = r
 		} else if d := cmp.Diff(first.comparable(), r.comparable(), cmpOpts); d != "" {
-			t.Fatalf("chunking %s changes the result:\n%s", ch.name, d)
+			t.Fatalf("chunking %s changes the result:\n%s", ch.Name, d)
 		}
 	}
 	return first

@@ -31,7 +31,7 @@ func TestCorpus(t *testing.T) {
 					continue
 				}
 				if d := cmp.Diff(first.comparable(), r.comparable(), cmpOpts); d != "" {
-					t.Fatalf("chunking %s differs from whole (-whole +%s):\n%s", ch.name, ch.name, d)
+					t.Fatalf("chunking %s differs from whole (-whole +%s):\n%s", ch.Name, ch.Name, d)
 				}
 			}
 			// Corpus cases are held to their golden.json in corpus/ by corpus.Test

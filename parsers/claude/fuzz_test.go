@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"math/rand/v2"
+	"github.com/agentwire/agentwire/internal/chunk"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -45,9 +44,7 @@ func FuzzParser(f *testing.F) {
 		c := fuzzCase(stream, flags)
 		whole := replay(t, c, chunkers[0])
 		check(t, c, whole)
-		rnd := replay(t, c, chunker{"random", func(b []byte) io.Reader {
-			return &randReader{b: b, r: rand.New(rand.NewPCG(seed, 1))}
-		}})
+		rnd := replay(t, c, chunk.Random(seed))
 		if a, b := whole.comparable(), rnd.comparable(); !reflect.DeepEqual(a, b) {
 			t.Fatalf("random chunking differs (-whole +random):\n%s", cmp.Diff(a, b, cmpOpts))
 		}

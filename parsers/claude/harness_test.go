@@ -5,15 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/agentwire/agentwire/internal/chunk"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
@@ -134,48 +133,10 @@ type run struct {
 	err  error
 }
 
-// chunker wraps a reader to deliver its bytes in a given pattern.
-type chunker struct {
-	name string
-	wrap func([]byte) io.Reader
-}
+// chunker delivers bytes in a given pattern: internal/chunk's.
+type chunker = chunk.Chunking
 
-var chunkers = []chunker{
-	{"whole", func(b []byte) io.Reader { return bytes.NewReader(b) }},
-	{"line", func(b []byte) io.Reader { return &lineReader{b: b} }},
-	{"byte", func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) }},
-	{"random", func(b []byte) io.Reader { return &randReader{b: b, r: rand.New(rand.NewPCG(uint64(len(b)), 7))} }},
-}
-
-type lineReader struct{ b []byte }
-
-func (r *lineReader) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := bytes.IndexByte(r.b, '\n') + 1
-	if n == 0 {
-		n = len(r.b)
-	}
-	n = copy(p, r.b[:n])
-	r.b = r.b[n:]
-	return n, nil
-}
-
-type randReader struct {
-	b []byte
-	r *rand.Rand
-}
-
-func (r *randReader) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := min(1+r.r.IntN(97), len(p), len(r.b))
-	n = copy(p, r.b[:n])
-	r.b = r.b[n:]
-	return n, nil
-}
+var chunkers = chunk.All(7)
 
 // replay runs a case through framing and the parser the way a driver
 // does: every stdout frame is fed in order, and when a control_request is
@@ -199,7 +160,7 @@ func replay(t testing.TB, c tcase, ch chunker) run {
 	sink := &adaptertest.RecordingSink{}
 	p := New(sink, c.opts)
 	var raw bytes.Buffer
-	rd := ndjson.NewReader(ch.wrap(c.stdout), ndjson.Options{Tee: &raw})
+	rd := ndjson.NewReader(ch.Reader(c.stdout), ndjson.Options{Tee: &raw})
 	for {
 		f, err := rd.Next()
 		if err == io.EOF {
