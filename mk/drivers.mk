@@ -17,7 +17,7 @@ drivers-e2e:
 # 200 cancel cycles per driver against the stop cases of
 # process/testdata/stop: goroutines, fds and children back to baseline.
 drivers-soak:
-	AGENTWIRE_SOAK=1 $(GO) test -race -count=1 -v -timeout 30m -run 'TestSoak' ./drivers/codex ./drivers/claude ./drivers/appserver
+	AGENTWIRE_SOAK=1 $(GO) test -race -count=1 -v -timeout 30m -p 1 -run 'TestSoak' ./drivers/codex ./drivers/claude ./drivers/appserver
 
 # Cancel latency p50/p99 per stop case, process.Run and every driver.
 drivers-stop-bench:
