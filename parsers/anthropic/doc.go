@@ -75,6 +75,12 @@
 //     (text_delta on a tool call) is malformed.
 //   - ping, comments and blank lines carry nothing: the framing keeps their
 //     bytes, the parser emits nothing for them.
+//   - A last event without its blank line (sse.Frame.Incomplete) is applied
+//     like any other: a message_stop there still ends the stream well.
+//   - The terminal's JSON (Response.RawStreams.Terminal) is the event's data
+//     trimmed of whitespace, exact bytes of the body; a terminal whose data
+//     was split over several data lines has none (and counts as
+//     malformed).
 //
 // # Finish reasons
 //
