@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsonguard
+
+const raceEnabled = false
