@@ -16,6 +16,9 @@ ENGINE_MAXLEN ?=
 ENGINE_RSS ?=
 ENGINE_TIMEOUT ?=
 ENGINE_FRESH ?=
+# ENGINE_FINDINGS_OK=1: exit 0 when every binary ran, even if some left
+# artifacts (campaign engine exits 3 then); the CI smoke sets it.
+ENGINE_FINDINGS_OK ?=
 
 .PHONY: engine-install engine-build engine-run
 
@@ -25,7 +28,12 @@ engine-install:
 engine-build:
 	ENGINE_DIR='$(ENGINE_DIR)' OUT='$(ENGINE_OUT)' fuzz/engine/build
 
+# Built, not `go run`: go run turns every exit status into 1.
 engine-run:
-	$(FUZZ_CAMPAIGN) engine -out '$(ENGINE_OUT)' -workdir '$(ENGINE_DIR)/run' -fuzztime '$(FUZZTIME)' -match '$(FUZZMATCH)' \
+	@mkdir -p '$(ENGINE_DIR)' && $(GO) build -o '$(ENGINE_DIR)/campaign' ./fuzz/cmd/campaign
+	@rc=0; '$(ENGINE_DIR)/campaign' engine -out '$(ENGINE_OUT)' -workdir '$(ENGINE_DIR)/run' -fuzztime '$(FUZZTIME)' -match '$(FUZZMATCH)' \
 		$(if $(ENGINE_MAXLEN),-max_len '$(ENGINE_MAXLEN)') $(if $(ENGINE_RSS),-rss_limit_mb '$(ENGINE_RSS)') \
-		$(if $(ENGINE_TIMEOUT),-timeout '$(ENGINE_TIMEOUT)') $(if $(ENGINE_FRESH),-fresh) $(if $(FUZZLOGDIR),-logdir '$(FUZZLOGDIR)')
+		$(if $(ENGINE_TIMEOUT),-timeout '$(ENGINE_TIMEOUT)') $(if $(ENGINE_FRESH),-fresh) $(if $(FUZZLOGDIR),-logdir '$(FUZZLOGDIR)') || rc=$$?; \
+	if [ $$rc = 3 ] && [ -n '$(ENGINE_FINDINGS_OK)' ]; then \
+		echo "engine-run: FINDINGS above (artifacts turned into fuzz/testdata/fuzz/*/engine-*; not gated: ENGINE_FINDINGS_OK)"; rc=0; fi; \
+	exit $$rc

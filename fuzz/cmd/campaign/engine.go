@@ -40,7 +40,8 @@ import (
 // written as fuzz/testdata/fuzz/<Target>/engine-<kind>-<sha256[:16]> in
 // Go's corpus format, and replayed with `go test -run '^T$/^name$' ./fuzz`;
 // once fixed, `make fuzz-regress` stages it as a regression input. The
-// command exits 1 when a binary is missing, fails, or leaves an artifact.
+// command exits 1 when a binary is missing or fails without an artifact,
+// else 3 when some binary left an artifact (a finding), else 0.
 
 // engineOpts are the engine command's flags.
 type engineOpts struct {
@@ -96,10 +97,15 @@ func engine(re *regexp.Regexp, o engineOpts) int {
 	}
 	engineTable(os.Stdout, rs)
 	fmt.Printf("\nlogs: %s\n", o.logdir)
+	// 1: a binary is missing or failed to run; 3: every binary ran, and
+	// some left artifacts (findings).
 	status := 0
 	for _, r := range rs {
-		if r.failed {
+		switch {
+		case r.failed:
 			status = 1
+		case len(r.artifacts) > 0 && status == 0:
+			status = 3
 		}
 	}
 	return status
@@ -193,7 +199,6 @@ func engineOne(name string, o engineOpts, root string) engineResult {
 			a = filepath.Join(o.workdir, a)
 		}
 		r.artifacts = append(r.artifacts, reproduce(name, a, root, o.timeout))
-		r.failed = true
 	}
 	if werr != nil && len(written) == 0 {
 		r.failed, r.note = true, fmt.Sprintf("%v without an artifact: see %s", werr, logPath)
