@@ -669,9 +669,17 @@ func (p *Parser) functionCall(c *candState, pt *part) error {
 	}
 	id := c.callID(fc.id)
 	if fc.willContinue && fc.args == nil {
-		s := &streamCall{id: id, name: fc.name, sig: pt.signature}
+		name := fc.name
+		if name == "" {
+			// As for a whole call: the tool_call item needs a name
+			// (TRN-02), and a call without one is damage. FuzzGemini
+			// found a streamed call whose name was lost this way.
+			name = "unknown"
+			p.markMalformed("functionCall without a name")
+		}
+		s := &streamCall{id: id, name: name, sig: pt.signature}
 		c.stream = s
-		if _, err := p.em.OpenTool("", id, fc.name, nil, "", ""); err != nil {
+		if _, err := p.em.OpenTool("", id, name, nil, "", ""); err != nil {
 			return err
 		}
 		return p.partialArgs(s, fc.partialArgs)
