@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -310,6 +311,9 @@ func footer(w io.Writer, p palette, r *corpus.Result) {
 		fmt.Fprintf(w, "  usage       %d input (%d cached), %d output tokens\n", u.InputTokens, u.CachedInputTokens, u.OutputTokens)
 	} else {
 		fmt.Fprintf(w, "  usage       not reported\n")
+	}
+	if f := resp.Finish; f != nil {
+		fmt.Fprintf(w, "  finish      %s (%s)\n", f.Reason, strconv.Quote(f.Raw))
 	}
 	if t := resp.Terminal; t != nil {
 		fmt.Fprintf(w, "  terminal    %s (%d bytes)\n", t.Event, len(t.JSON))
