@@ -3,8 +3,6 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"slices"
 
 	"github.com/agentwire/agentwire/driver"
@@ -19,12 +17,8 @@ func init() {
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			opts := anthropic.Options{Streaming: in.Streaming, HTTPStatus: in.HTTPStatus, ContentType: in.ContentType, Observe: in.Observe}
 			resp, err := anthropic.Parse(in.Stdout, sink, opts, in.Outcome)
-			if in.Stderr != nil {
-				// An HTTP exchange has no stderr; what a capture gives is kept.
-				b, rerr := io.ReadAll(in.Stderr)
-				resp.RawStreams.Stderr = string(b)
-				err = errors.Join(err, rerr)
-			}
+
+			err = keepStderr(in, &resp, err)
 			return Parsed{Capability: anthropic.Capability, Response: resp, Err: err}
 		},
 	})

@@ -2,8 +2,6 @@ package provider
 
 import (
 	"bytes"
-	"errors"
-	"io"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/parsers/openai"
@@ -25,13 +23,7 @@ func init() {
 			Parse: func(in Input, sink driver.EventSink) Parsed {
 				opts := openai.Options{Format: format, Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe}
 				resp, err := openai.Parse(in.HTTPStatus, in.ContentType, in.Stdout, sink, opts)
-				// An HTTP response has no stderr; a capture that comes with
-				// one keeps it, as every provider's RawStreams do.
-				if in.Stderr != nil {
-					b, rerr := io.ReadAll(in.Stderr)
-					resp.RawStreams.Stderr = string(b)
-					err = errors.Join(err, rerr)
-				}
+				err = keepStderr(in, &resp, err)
 				return Parsed{Capability: openai.Capability, Response: resp, Err: err}
 			},
 		})

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -226,4 +227,20 @@ type unpaired []Finding
 
 func (u *unpaired) add(offset int64, line int, msg string) {
 	*u = append(*u, Finding{Clause: Unpaired, Message: msg, Offset: offset, Line: line})
+}
+
+// keepStderr reads a capture's stderr into resp.RawStreams for a parser
+// that has none of its own (an HTTP response has no stderr, but a capture
+// that comes with one keeps it, as every provider's RawStreams do), and
+// joins a read error into err.
+func keepStderr(in Input, resp *driver.Response, err error) error {
+	if in.Stderr == nil {
+		return err
+	}
+	b, rerr := io.ReadAll(in.Stderr)
+	if resp.RawStreams == nil {
+		resp.RawStreams = &driver.RawStreams{}
+	}
+	resp.RawStreams.Stderr = string(b)
+	return errors.Join(err, rerr)
 }
