@@ -124,54 +124,37 @@ func feed(s shape) driver.Response {
 	switch s.provider {
 	case "codex":
 		p := codex.New(nopSink{}, codex.Options{Streaming: true})
-		rd := ndjson.NewReader(r, ndjson.Options{})
-		for {
-			f, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				_ = p.FeedError(err)
-				continue
-			}
-			_ = p.Feed(f)
-		}
+		drain(ndjson.NewReader(r, ndjson.Options{}).Next, p.Feed, p.FeedError)
 		resp, _ := p.Finish(driver.Outcome{})
 		return resp
 	case "claude":
 		p := claude.New(nopSink{}, claude.Options{Streaming: true, PartialMessages: s.settings["partial-messages"]})
-		rd := ndjson.NewReader(r, ndjson.Options{})
-		for {
-			f, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				_ = p.FeedError(err)
-				continue
-			}
-			_ = p.Feed(f)
-		}
+		drain(ndjson.NewReader(r, ndjson.Options{}).Next, p.Feed, p.FeedError)
 		resp, _ := p.Finish(driver.Outcome{})
 		return resp
 	case "appserver":
 		p := appserver.New(nopSink{}, appserver.Options{Streaming: true})
-		rd := jsonrpc.NewReader(r, jsonrpc.Options{})
-		for {
-			f, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				_ = p.FeedError(err)
-				continue
-			}
-			_ = p.Feed(f)
-		}
+		drain(jsonrpc.NewReader(r, jsonrpc.Options{}).Next, p.Feed, p.FeedError)
 		resp, _ := p.Finish(driver.Outcome{})
 		return resp
 	}
 	panic("no Feed contender for " + s.provider)
+}
+
+// drain feeds every frame of next to feed and every framing error to
+// feedErr, to the end of the input.
+func drain[F any](next func() (F, error), feed func(F) error, feedErr func(error) error) {
+	for {
+		f, err := next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			_ = feedErr(err)
+			continue
+		}
+		_ = feed(f)
+	}
 }
 
 // parse is the library's Parse through the registry: framing, tee and the
