@@ -238,6 +238,20 @@ func (r *engineResult) parseLine(line string) {
 	}
 }
 
+// artifactData returns the data the fuzz function received for an
+// artifact: a file already in Go's one-value corpus format (the native
+// engine's crashers, or a libFuzzer artifact someone converted) is taken as
+// it is; anything else is a raw libFuzzer input and is decoded with
+// fuzz.FromLibFuzzerInput. Decoding a corpus file a second time as a
+// libFuzzer input would cut its first 4 bytes and replay other data. ok is
+// false for a raw input too short to reach the function.
+func artifactData(b []byte) (data []byte, ok bool) {
+	if v, err := fuzz.ParseCorpusFile(b); err == nil {
+		return v, true
+	}
+	return fuzz.FromLibFuzzerInput(b)
+}
+
 // reproduce turns a libFuzzer artifact into a Go corpus file of the native
 // fuzz test and replays it; it returns the table's note for it. The replay
 // runs with go test's -timeout at twice libFuzzer's -timeout (plus 10 s),
@@ -248,7 +262,7 @@ func reproduce(target, artifact, root string, timeout int) string {
 	if err != nil {
 		return fmt.Sprintf("%s: %v", kind, err)
 	}
-	data, ok := fuzz.FromLibFuzzerInput(b)
+	data, ok := artifactData(b)
 	if !ok {
 		return fmt.Sprintf("%s %s: the input does not reach the fuzz function (under 5 bytes)", kind, artifact)
 	}

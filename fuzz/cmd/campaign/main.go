@@ -34,7 +34,8 @@
 // (make engine-run; see engine.go). import does for libFuzzer inputs found
 // elsewhere (an OSS-Fuzz or ClusterFuzzLite crash report) what engine does
 // for its own artifacts: each becomes a Go corpus file of the native test
-// of Target and is replayed with go test -run.
+// of Target and is replayed with go test -run. An artifact already in Go's
+// corpus format ("go test fuzz v1") is taken as it is, not decoded again.
 //
 // minimize dedupes the generated corpus of the end-to-end targets of
 // package fuzz in the Go fuzz cache by outcome: inputs with the same
