@@ -10,7 +10,8 @@ import (
 
 // A CLI is one pinned CLI version recorded for one provider.
 type CLI struct {
-	// Provider is the corpus provider: "codex", "appserver" or "claude".
+	// Provider is the corpus provider: "codex", "appserver", "claude" or
+	// "gemini-cli".
 	Provider string
 	// Name is the CLI's short name used in corpus directories
 	// (<name>@<version>).
@@ -33,6 +34,10 @@ const (
 	CodexOldVersion  = "0.58.0"
 	ClaudeVersion    = "2.1.328"
 	ClaudeOldVersion = "2.0.50"
+	// GeminiCLIVersion is @google/gemini-cli, bin gemini: recorded in
+	// -o stream-json mode (provider gemini-cli); its --acp mode is the
+	// same package.
+	GeminiCLIVersion = "0.61.0"
 )
 
 // DefaultCLIs lists every CLI the corpus is recorded with.
@@ -43,6 +48,7 @@ var DefaultCLIs = []CLI{
 	{Provider: "claude", Name: "claude-code", Package: "@anthropic-ai/claude-code", Version: ClaudeOldVersion},
 	{Provider: "appserver", Name: "codex", Package: "@openai/codex", Version: CodexVersion, Latest: true},
 	{Provider: "appserver", Name: "codex", Package: "@openai/codex", Version: CodexOldVersion},
+	{Provider: "gemini-cli", Name: "gemini-cli", Package: "@google/gemini-cli", Version: GeminiCLIVersion, Latest: true},
 }
 
 // installDir is where Install puts a package version inside the cache.
@@ -63,6 +69,8 @@ func (c CLI) Bin(cache string) (string, error) {
 		}
 	case "codex":
 		cands = []string{filepath.Join(dir, "node_modules/.bin/codex")}
+	case "gemini-cli":
+		cands = []string{filepath.Join(dir, "node_modules/.bin/gemini")}
 	}
 	for _, p := range cands {
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
