@@ -36,4 +36,5 @@
 // under dict/.
 package fuzz
 
+//go:generate go run ./cmd/fuzztargets
 //go:generate go run ./cmd/fuzzseeds -corpus ../corpus -out testdata/fuzz -dict dict

@@ -14,6 +14,8 @@ func init() {
 		Name:    "anthropic-messages",
 		Summary: "Anthropic Messages API SSE (POST /v1/messages, also Vertex and Bedrock streaming)",
 		Detect:  detectAnthropic,
+		Framing: FramingSSE,
+		Fuzz:    Fuzz{Words: []string{"data: ", "event: ", "\n\n", ": ping\n\n"}},
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			opts := anthropic.Options{Streaming: in.Streaming, HTTPStatus: in.HTTPStatus, ContentType: in.ContentType, Observe: in.Observe}
 			resp, err := anthropic.Parse(in.Stdout, sink, opts, in.Outcome)

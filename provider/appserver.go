@@ -15,6 +15,8 @@ func init() {
 		Name:    "appserver",
 		Summary: "codex app-server JSON-RPC",
 		Codec:   appserver.Codec,
+		Framing: FramingJSONRPC,
+		Fuzz:    Fuzz{Target: "FuzzAppServer"},
 		Detect: func(head []byte) (int, bool) {
 			return DetectJSONLines(head, func(o Object) bool {
 				return o.Has("method") || o.Has("id") && (o.Has("result") || o.Has("error"))

@@ -8,8 +8,9 @@
 //
 // # Adding a provider
 //
-// Adding a provider takes exactly two things, and nothing else in the
-// tree changes:
+// Adding a provider takes exactly these steps, and no edit anywhere else
+// in the tree (corpus, fuzz, cmd and the drivers take it from the
+// registry; TestNoProviderNames fails if one of them names it):
 //
 //  1. A parser package, parsers/<name>: a pure state machine (driver,
 //     one framing package and internal/ only; see DESIGN.md) with
@@ -24,15 +25,32 @@
 //     with a Provider: Name (the corpus directory and --provider value),
 //     Summary, Codec, Detect (DetectJSONLines helps for JSON lines),
 //     Switches for options that meta.json implies (each with FromMeta,
-//     and Detect for a bare capture), and Parse, which maps Input to the
-//     parser's Options and calls the parser's Parse.
+//     and Detect for a bare capture), Parse, which maps Input to the
+//     parser's Options and calls the parser's Parse, Framing (when Stdout
+//     is not JSON lines), and Fuzz: Fuzz.Target when the default name
+//     ("Fuzz" and the name's words capitalized: gemini-cli gives
+//     FuzzGeminiCli) is not wanted or begins another target's name
+//     (FuzzGeminiCli begins with FuzzGemini, gemini's, so Register
+//     refuses it: compile_native_go_fuzzer could build neither), and
+//     Fuzz.Words for dictionary words the recordings do not show.
+//  3. Its corpus cases under corpus/<name>/ (recorded, or written by
+//     hand with their golden.json; see corpus/README.md); they replay
+//     with corpus.Test.
+//  4. go generate ./fuzz: Go declares a fuzz target only as a function of
+//     its own name, so the generator writes the provider's FuzzX into
+//     fuzz/targets/targets.go and fuzz/fuzz_test.go from fuzz.Targets,
+//     which lists every registered provider; it also writes the seeds
+//     (testdata/fuzz/FuzzX/ from corpus/<name>/) and the dictionary
+//     (dict/<name>.dict). fuzz's TestGeneratedTargets and TestRegistry
+//     fail until it has run. The OSS-Fuzz / ClusterFuzzLite build and
+//     make engine-run list the targets from the same registry.
 //
-// Its corpus cases then go under corpus/<name>/ and replay with corpus.Test;
-// the fuzz oracle (fuzz.CheckParser) and `agentwire parse`/`check` take it
-// from the registry. A test in this package feeds every registered
-// provider a sink that fails at its first, second, middle and last
-// emission and requires RawStreams.Stdout to stay byte-equal to the input
-// and the sink error to be returned; a new row is held to it at once.
+// `agentwire parse`/`check`, the fuzz oracle (fuzz.CheckParser),
+// FuzzChunking and FuzzCodec then take it from the registry. A test in
+// this package feeds every registered provider a sink that fails at its
+// first, second, middle and last emission and requires RawStreams.Stdout
+// to stay byte-equal to the input and the sink error to be returned; a
+// new row is held to it at once.
 //
 // # What a case's meta.json gives
 //

@@ -10,6 +10,10 @@ func init() {
 		Name:    gemini.Provider,
 		Summary: "Gemini API streamGenerateContent SSE (Developer API and Vertex AI)",
 		Detect:  gemini.Detect,
+		Framing: FramingSSE,
+		Fuzz: Fuzz{Words: []string{"data: ", "\r\n\r\n", `"candidates"`, `"content"`, `"parts"`, `"text"`, `"thought"`, `"thoughtSignature"`,
+			`"functionCall"`, `"partialArgs"`, `"willContinue"`, `"finishReason"`, `"usageMetadata"`, `"promptFeedback"`, `"blockReason"`,
+			`"error"`, `"code"`, `"status"`, `"executableCode"`, `"codeExecutionResult"`, `"functionResponse"`, `"jsonPath"`, `"stringValue"`, `"STOP"`, `"MAX_TOKENS"`}},
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			opts := gemini.Options{Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe}
 			resp, err := gemini.Parse(in.HTTPStatus, in.ContentType, in.Stdout, sink, opts)

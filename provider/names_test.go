@@ -21,13 +21,6 @@ var nameFree = []string{"corpus", "fuzz", "cmd", "drivers/internal"}
 // nameExempt are the files and directories of nameFree that name providers
 // on purpose, with the reason.
 var nameExempt = map[string]string{
-	// Go fuzz targets are functions declared by name, one per provider,
-	// so that a campaign and OSS-Fuzz build each provider's target;
-	// CheckParser behind them, FuzzChunking and FuzzCodec take every
-	// provider from the registry, so a new one is fuzzed without them.
-	"fuzz/registry.go": "per-provider fuzz target table",
-	"fuzz/targets":     "per-provider fuzz target functions",
-	"fuzz/cmd":         "seeds and dictionaries of the per-provider fuzz targets",
 	// The recorder drives the real CLIs and their mock model servers.
 	"corpus/record":    "the recorder runs the real CLIs",
 	"corpus/mock":      "the mock model servers the CLIs talk to",

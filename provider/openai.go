@@ -11,14 +11,26 @@ func init() {
 	for _, f := range []struct {
 		format  openai.Format
 		summary string
+		fuzz    Fuzz
 	}{
-		{openai.Responses, "OpenAI Responses API SSE (POST /v1/responses)"},
-		{openai.Chat, "OpenAI Chat Completions SSE (POST /v1/chat/completions) of OpenAI and the compatibles"},
+		{openai.Responses, "OpenAI Responses API SSE (POST /v1/responses)", Fuzz{Target: "FuzzOpenAIResponses", Words: []string{
+			"data: ", "event: ", "\n\n", "data: [DONE]\n\n", `"sequence_number"`, `"output_index"`, `"item_id"`,
+			`"content_index"`, `"summary_index"`, `"delta"`, `"item"`, `"response"`, `"status"`, `"usage"`, `"error"`, `"code"`, `"message"`,
+			`"call_id"`, `"arguments"`, `"incomplete_details"`, `"encrypted_content"`, `"response.completed"`, `"response.incomplete"`,
+			`"response.failed"`, `"response.output_text.delta"`, `"response.output_item.added"`, `"response.output_item.done"`,
+			`"response.function_call_arguments.delta"`, `"function_call"`, `"message"`, `"reasoning"`, `"web_search_call"`, `"max_output_tokens"`}}},
+		{openai.Chat, "OpenAI Chat Completions SSE (POST /v1/chat/completions) of OpenAI and the compatibles", Fuzz{Target: "FuzzOpenAIChat", Words: []string{
+			"data: ", "event: error\n", "\n\n", "data: [DONE]\n\n", `"choices"`, `"index"`, `"delta"`, `"message"`,
+			`"content"`, `"refusal"`, `"reasoning_content"`, `"reasoning"`, `"tool_calls"`, `"function"`, `"name"`, `"arguments"`, `"id"`,
+			`"finish_reason"`, `"usage"`, `"prompt_tokens"`, `"completion_tokens"`, `"prompt_tokens_details"`, `"cached_tokens"`,
+			`"x_groq"`, `"error"`, `"code"`, `"stop"`, `"length"`, `"tool_calls"`, `"chat.completion.chunk"`, `"chat.completion"`}}},
 	} {
 		format := f.format
 		Register(Provider{
 			Name:    format.Provider(),
 			Summary: f.summary,
+			Framing: FramingSSE,
+			Fuzz:    f.fuzz,
 			Detect:  func(head []byte) (int, bool) { return detectOpenAI(head, format) },
 			Parse: func(in Input, sink driver.EventSink) Parsed {
 				opts := openai.Options{Format: format, Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe}

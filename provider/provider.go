@@ -41,6 +41,73 @@ type Provider struct {
 	// parser's capability, Finish's response with complete RawStreams,
 	// the error, and the wire findings of the parser's pass.
 	Parse func(in Input, sink driver.EventSink) Parsed
+	// Framing is how Stdout is framed: JSON lines (the zero value), SSE (a
+	// model API's HTTP body) or JSON-RPC. The fuzz seeds generator files
+	// each recording under that framing's fuzz target too and reads its
+	// lines for dictionary words accordingly.
+	Framing Framing
+	// Fuzz names the provider's fuzz target and adds dictionary words
+	// (the zero value is complete for most providers; see Fuzz).
+	Fuzz Fuzz
+}
+
+// Framing is the framing of a provider's Stdout.
+type Framing int
+
+const (
+	// FramingJSONLines is one JSON value per line (package ndjson).
+	FramingJSONLines Framing = iota
+	// FramingSSE is a Server-Sent Events body (package sse).
+	FramingSSE
+	// FramingJSONRPC is JSON-RPC messages, one per line (package jsonrpc).
+	FramingJSONRPC
+)
+
+// String returns the framing package's name: ndjson, sse or jsonrpc.
+func (f Framing) String() string {
+	switch f {
+	case FramingSSE:
+		return "sse"
+	case FramingJSONRPC:
+		return "jsonrpc"
+	}
+	return "ndjson"
+}
+
+// Fuzz is what package fuzz needs of a provider beyond Parse and Codec to
+// give it its end-to-end fuzz target (fuzz.Targets, the generated fuzz
+// functions of fuzz/targets and fuzz_test.go, the seeds and the libFuzzer
+// dictionary fuzz/dict/<Name>.dict).
+type Fuzz struct {
+	// Target is the name of the fuzz target, "Fuzz" and then a capital
+	// letter, letters and digits. Empty: FuzzTarget's default, "Fuzz" and
+	// each hyphen-separated word of Name with its first letter capitalized
+	// ("anthropic-messages": FuzzAnthropicMessages). A target's name must
+	// not begin another's (OSS-Fuzz's compile_native_go_fuzzer finds the
+	// function by a grep for "func NAME"; fuzz's tests check it), and a
+	// registered target's name never changes: campaigns and OSS-Fuzz keep
+	// their corpora and findings under it.
+	Target string
+	// Words are libFuzzer dictionary words the recordings do not show
+	// (the seeds generator adds every JSON key and discriminator value of
+	// the provider's corpus, and the framing's own syntax, by itself).
+	Words []string
+}
+
+// FuzzTarget returns the name of p's fuzz target: p.Fuzz.Target, or
+// "Fuzz" followed by the words of p.Name, each capitalized.
+func (p Provider) FuzzTarget() string {
+	if p.Fuzz.Target != "" {
+		return p.Fuzz.Target
+	}
+	var b strings.Builder
+	b.WriteString("Fuzz")
+	for _, w := range strings.Split(p.Name, "-") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
 }
 
 // Switch is a boolean parser option of a provider.
@@ -130,19 +197,30 @@ var (
 	mu       sync.RWMutex
 	registry = map[string]Provider{}
 	nameRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	targetRE = regexp.MustCompile(`^Fuzz[A-Z][A-Za-z0-9]*$`)
 )
 
 // Register adds p to the registry. It panics when p is incomplete (a Name
-// of [a-z0-9-], Detect and Parse are required), or when its name, or a
-// switch name, is taken: a registry row registers once, from init.
+// of [a-z0-9-], Detect and Parse are required), when its fuzz target's
+// name is malformed, or when its name, its fuzz target's name or a switch
+// name is taken: a registry row registers once, from init.
 func Register(p Provider) {
 	if !nameRE.MatchString(p.Name) || p.Detect == nil || p.Parse == nil {
 		panic(fmt.Sprintf("provider: Register(%q): a provider needs a name of [a-z0-9-], Detect and Parse", p.Name))
+	}
+	if !targetRE.MatchString(p.FuzzTarget()) {
+		panic(fmt.Sprintf("provider: Register(%q): fuzz target %q is not Fuzz, a capital letter, letters and digits", p.Name, p.FuzzTarget()))
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if _, dup := registry[p.Name]; dup {
 		panic("provider: Register: " + p.Name + " is registered twice")
+	}
+	for _, q := range registry {
+		a, b := p.FuzzTarget(), q.FuzzTarget()
+		if strings.HasPrefix(a, b) || strings.HasPrefix(b, a) {
+			panic(fmt.Sprintf("provider: Register(%q): fuzz target %s and %s's %s: no target's name may begin another's (set Fuzz.Target)", p.Name, a, q.Name, b))
+		}
 	}
 	for _, s := range p.Switches {
 		if !nameRE.MatchString(s.Name) || s.FromMeta == nil {

@@ -173,6 +173,11 @@ func TestRegister(t *testing.T) {
 		{},
 		{Name: "Bad Name", Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
 		{Name: names[0], Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
+		// A fuzz target named badly, or beginning another's (FuzzCodex is
+		// codex's: compile_native_go_fuzzer could find neither).
+		{Name: "fuzz-bad", Fuzz: provider.Fuzz{Target: "Fuzz_bad"}, Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
+		{Name: "codex-two", Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
+		{Name: "cod", Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
 	} {
 		func() {
 			defer func() {
@@ -182,6 +187,17 @@ func TestRegister(t *testing.T) {
 			}()
 			provider.Register(bad)
 		}()
+	}
+}
+
+func TestFuzzTarget(t *testing.T) {
+	for name, want := range map[string]string{"codex": "FuzzCodex", "appserver": "FuzzAppServer", "anthropic-messages": "FuzzAnthropicMessages", "openai-chat": "FuzzOpenAIChat"} {
+		if p, ok := provider.Lookup(name); !ok || p.FuzzTarget() != want {
+			t.Errorf("%s: fuzz target %q, want %q", name, p.FuzzTarget(), want)
+		}
+	}
+	if got := (provider.Provider{Name: "gemini-cli"}).FuzzTarget(); got != "FuzzGeminiCli" {
+		t.Errorf("default fuzz target of gemini-cli = %q", got)
 	}
 }
 

@@ -37,6 +37,7 @@ import (
 	"strings"
 
 	"github.com/agentwire/agentwire/fuzz"
+	"github.com/agentwire/agentwire/provider"
 )
 
 // maxSeed bounds a seed's size: bigger recordings keep their first and
@@ -120,83 +121,78 @@ func (w words) add(s ...string) {
 }
 
 // collect reads every recording and returns the seeds per target and the
-// dictionary words per protocol.
+// dictionary words per dictionary. A recording under corpus/<provider>/
+// seeds the provider's parser target (fuzz.Target.Provider) and the
+// target of the provider's framing (provider.Provider.Framing); its JSON
+// keys and discriminator values, and the provider's Fuzz.Words, go into
+// the provider's dictionary (fuzz.Target.Dict).
 func collect(root string) (map[string][][]byte, map[string]words, error) {
 	seeds := map[string][][]byte{}
-	dicts := map[string]words{"sse": {}, "ndjson": {}, "jsonrpc": {}, "codex": {}, "claude": {}, "appserver": {}, "gemini": {}, "anthropic-messages": {},
-		"openai-responses": {}, "openai-chat": {}, "codec": {}, "all": {}}
-	dicts["sse"].add("data:", "data: ", "event:", "event: ", "id:", "retry:", ":", "\n\n", "\r\n", "\r", "\xef\xbb\xbf", ": ping\n\n", "message")
-	dicts["anthropic-messages"].add("data: ", "event: ", "\n\n", ": ping\n\n")
-	for _, d := range []string{"ndjson", "jsonrpc", "codex", "claude", "appserver", "gemini", "anthropic-messages", "openai-responses", "openai-chat", "all"} {
-		dicts[d].add(`{"`, `":`, `"}`, "\n", "\r\n", "\xef\xbb\xbf", "null", "true", "false", "[", "]", `\u0000`, `"type"`)
+	dicts := map[string]words{}
+	byProvider := map[string]fuzz.Target{}
+	for _, t := range fuzz.Targets {
+		dicts[t.Dict] = words{}
+		if t.Provider != "" {
+			byProvider[t.Provider] = t
+		}
 	}
-	dicts["gemini"].add("data: ", "\r\n\r\n", `"candidates"`, `"content"`, `"parts"`, `"text"`, `"thought"`, `"thoughtSignature"`,
-		`"functionCall"`, `"partialArgs"`, `"willContinue"`, `"finishReason"`, `"usageMetadata"`, `"promptFeedback"`, `"blockReason"`,
-		`"error"`, `"code"`, `"status"`, `"executableCode"`, `"codeExecutionResult"`, `"functionResponse"`, `"jsonPath"`, `"stringValue"`, `"STOP"`, `"MAX_TOKENS"`)
-	dicts["openai-responses"].add("data: ", "event: ", "\n\n", "data: [DONE]\n\n", `"sequence_number"`, `"output_index"`, `"item_id"`,
-		`"content_index"`, `"summary_index"`, `"delta"`, `"item"`, `"response"`, `"status"`, `"usage"`, `"error"`, `"code"`, `"message"`,
-		`"call_id"`, `"arguments"`, `"incomplete_details"`, `"encrypted_content"`, `"response.completed"`, `"response.incomplete"`,
-		`"response.failed"`, `"response.output_text.delta"`, `"response.output_item.added"`, `"response.output_item.done"`,
-		`"response.function_call_arguments.delta"`, `"function_call"`, `"message"`, `"reasoning"`, `"web_search_call"`, `"max_output_tokens"`)
-	dicts["openai-chat"].add("data: ", "event: error\n", "\n\n", "data: [DONE]\n\n", `"choices"`, `"index"`, `"delta"`, `"message"`,
-		`"content"`, `"refusal"`, `"reasoning_content"`, `"reasoning"`, `"tool_calls"`, `"function"`, `"name"`, `"arguments"`, `"id"`,
-		`"finish_reason"`, `"usage"`, `"prompt_tokens"`, `"completion_tokens"`, `"prompt_tokens_details"`, `"cached_tokens"`,
-		`"x_groq"`, `"error"`, `"code"`, `"stop"`, `"length"`, `"tool_calls"`, `"chat.completion.chunk"`, `"chat.completion"`)
+	framingTarget := map[provider.Framing]string{provider.FramingSSE: "FuzzSSE", provider.FramingJSONLines: "FuzzNDJSON", provider.FramingJSONRPC: "FuzzJSONRPC"}
+	jsonWords := []string{`{"`, `":`, `"}`, "\n", "\r\n", "\xef\xbb\xbf", "null", "true", "false", "[", "]", `\u0000`, `"type"`}
+	dicts["sse"].add("data:", "data: ", "event:", "event: ", "id:", "retry:", ":", "\n\n", "\r\n", "\r", "\xef\xbb\xbf", ": ping\n\n", "message")
+	for _, d := range []string{"ndjson", "jsonrpc", "all"} {
+		dicts[d].add(jsonWords...)
+	}
+	for _, p := range provider.All() {
+		dicts[byProvider[p.Name].Dict].add(jsonWords...)
+		dicts[byProvider[p.Name].Dict].add(p.Fuzz.Words...)
+	}
 	dicts["jsonrpc"].add(`"jsonrpc":"2.0"`, `"id"`, `"method"`, `"params"`, `"result"`, `"error"`, `"code"`, `"message"`, `"data"`)
-	dicts["codec"].add("\x00", "cwd", "workspace_id", "profile_fingerprint", "prompt_bundle_key", "codex.", "claude.", "appserver.")
+	dicts["codec"].add("\x00", "cwd", "workspace_id", "profile_fingerprint", "prompt_bundle_key")
+	for _, p := range provider.All() {
+		if p.Codec != nil {
+			// The prefix of the provider's own checkpoint Data keys.
+			dicts["codec"].add(p.Name + ".")
+		}
+	}
 	var ids []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || (d.Name() != "stdout" && d.Name() != "stdin") {
 			return err
 		}
 		rel, _ := filepath.Rel(root, path)
-		provider := strings.Split(filepath.ToSlash(rel), "/")[0]
+		p, ok := provider.Lookup(strings.Split(filepath.ToSlash(rel), "/")[0])
+		if !ok {
+			return nil
+		}
+		target := byProvider[p.Name]
+		dict := dicts[target.Dict]
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		target := map[string]string{"codex": "FuzzCodex", "claude": "FuzzClaude", "appserver": "FuzzAppServer", "gemini": "FuzzGemini", "anthropic-messages": "FuzzAnthropicMessages",
-			"openai-responses": "FuzzOpenAIResponses", "openai-chat": "FuzzOpenAIChat"}[provider]
-		if target == "" {
-			return nil
-		}
 		seed := lineCut(b)
 		if d.Name() == "stdout" {
-			seeds[target] = append(seeds[target], seed)
+			seeds[target.Name] = append(seeds[target.Name], seed)
 			if len(seed) <= 4<<10 {
 				seeds["FuzzChunking"] = append(seeds["FuzzChunking"], seed)
 			}
 		}
-		if provider == "anthropic-messages" {
-			// An HTTP body: SSE, whose data lines carry the JSON.
-			seeds["FuzzSSE"] = append(seeds["FuzzSSE"], seed)
-			for _, l := range bytes.Split(b, []byte("\n")) {
-				var v any
-				if d, ok := bytes.CutPrefix(l, []byte("data: ")); ok && json.Unmarshal(d, &v) == nil {
-					walk(v, dicts[provider], dicts["all"], dicts["jsonrpc"], false)
-				} else if e, ok := bytes.CutPrefix(l, []byte("event: ")); ok {
-					dicts[provider].add(string(e))
-				}
-			}
-			return nil
-		}
-		switch provider {
-		case "gemini", "openai-responses", "openai-chat":
-			// A model API's HTTP body: SSE already (or a JSON error body).
-			seeds["FuzzSSE"] = append(seeds["FuzzSSE"], seed)
-		case "appserver":
-			seeds["FuzzJSONRPC"] = append(seeds["FuzzJSONRPC"], seed)
-		default:
-			seeds["FuzzNDJSON"] = append(seeds["FuzzNDJSON"], seed)
-		}
+		// Stdout and the client side are streams of the framing.
+		seeds[framingTarget[p.Framing]] = append(seeds[framingTarget[p.Framing]], seed)
+		rpc := p.Framing == provider.FramingJSONRPC
 		var sse bytes.Buffer
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		sc.Buffer(nil, 64<<20)
 		for sc.Scan() {
 			line := sc.Bytes()
-			switch provider {
-			case "gemini", "openai-responses", "openai-chat":
-				line = bytes.TrimPrefix(bytes.TrimRight(line, "\r"), []byte("data: "))
+			if p.Framing == provider.FramingSSE {
+				// The JSON of an SSE body is on its data lines.
+				line = bytes.TrimRight(line, "\r")
+				if e, ok := bytes.CutPrefix(line, []byte("event: ")); ok {
+					dict.add(string(e))
+					continue
+				}
+				line = bytes.TrimPrefix(line, []byte("data: "))
 			}
 			for _, m := range idRE.FindAllSubmatch(line, -1) {
 				ids = append(ids, string(m[1]))
@@ -205,10 +201,11 @@ func collect(root string) (map[string][][]byte, map[string]words, error) {
 			if json.Unmarshal(line, &v) != nil {
 				continue
 			}
-			walk(v, dicts[provider], dicts["all"], dicts["jsonrpc"], provider == "appserver")
+			walk(v, dict, dicts["all"], dicts["jsonrpc"], rpc)
 			if m, ok := v.(map[string]any); ok && sse.Len() < maxSeed/2 {
-				// An SSE rendition of the line: Claude's stream_event
-				// lines carry the Anthropic SSE events verbatim.
+				// An SSE rendition of the line, named by its type:
+				// Claude's stream_event lines carry the Anthropic SSE
+				// events verbatim.
 				ev, data := m["type"], any(m)
 				if e, ok := m["event"].(map[string]any); ok && m["type"] == "stream_event" {
 					ev, data = e["type"], e
