@@ -18,10 +18,22 @@ var ErrNoScriptedDecision = errors.New("adaptertest: no scripted decision left")
 var ErrSinkFailed = errors.New("adaptertest: sink failure injected")
 
 // Emission records one sink call in order: Stream tells whether it was
-// EmitStream (an index into Payloads) or Emit (an index into Events).
+// EmitStream (an index into Payloads) or Emit (an index into Events), and
+// Origin where the sink was (At) when the call came.
 type Emission struct {
 	Stream bool
 	Index  int
+	Origin Origin
+}
+
+// Origin is where an emission came from: the frame being fed when the
+// parser made it, as RecordingSink.At was last told. Offset is the frame's
+// byte offset in stdout and Line its 1-based line; emissions made by
+// Finish have Offset = len(stdout) and Line 0 (provider.Input.Observe's
+// convention). It is zero until At is called.
+type Origin struct {
+	Offset int64
+	Line   int
 }
 
 // RecordingSink is a driver.DecisionCapableSink that records every call
@@ -33,8 +45,15 @@ type Emission struct {
 // Decide is consulted if set, else ErrNoScriptedDecision is returned. If
 // FailAfter is positive, every emission after the first FailAfter returns
 // ErrSinkFailed (and is not recorded).
+//
+// At places the emissions that follow (Emission.Origin); pass it as the
+// observer of a parse (provider.Input.Observe) to learn which frame caused
+// each emission. OnEmit, when set, is called with every recorded emission
+// right after it is recorded, outside the sink's lock (corpus's live
+// output uses it).
 type RecordingSink struct {
 	mu sync.Mutex
+	at Origin
 
 	Events    []driver.RunEvent
 	Payloads  []driver.StreamPayload
@@ -44,6 +63,7 @@ type RecordingSink struct {
 	Answers   []driver.DecisionResponse
 	Decide    func(ctx context.Context, req driver.DecisionRequest) (driver.DecisionResponse, error)
 	FailAfter int
+	OnEmit    func(Emission)
 }
 
 var _ driver.DecisionCapableSink = (*RecordingSink)(nil)
@@ -52,31 +72,56 @@ func (s *RecordingSink) accept() bool {
 	return s.FailAfter <= 0 || len(s.Order) < s.FailAfter
 }
 
-// Emit records a RunEvent.
+// At sets the origin of the emissions that follow: the byte offset and
+// 1-based line of the frame about to be fed (see Origin).
+func (s *RecordingSink) At(offset int64, line int) {
+	s.mu.Lock()
+	s.at = Origin{Offset: offset, Line: line}
+	s.mu.Unlock()
+}
+
+// Emit records a RunEvent, with copies of its Bytes and Item (chunk
+// buffers are often reused by readers).
 func (s *RecordingSink) Emit(ev driver.RunEvent) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if !s.accept() {
+		s.mu.Unlock()
 		return ErrSinkFailed
 	}
-	if ev.Bytes != nil { // chunk buffers are often reused by readers
+	if ev.Bytes != nil {
 		ev.Bytes = append([]byte(nil), ev.Bytes...)
 	}
-	s.Order = append(s.Order, Emission{Index: len(s.Events)})
+	if ev.Item != nil {
+		it := *ev.Item
+		ev.Item = &it
+	}
+	e := Emission{Index: len(s.Events), Origin: s.at}
+	s.Order = append(s.Order, e)
 	s.Events = append(s.Events, ev)
+	s.mu.Unlock()
+	s.emitted(e)
 	return nil
 }
 
 // EmitStream records a StreamPayload.
 func (s *RecordingSink) EmitStream(p driver.StreamPayload) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if !s.accept() {
+		s.mu.Unlock()
 		return ErrSinkFailed
 	}
-	s.Order = append(s.Order, Emission{Stream: true, Index: len(s.Payloads)})
+	e := Emission{Stream: true, Index: len(s.Payloads), Origin: s.at}
+	s.Order = append(s.Order, e)
 	s.Payloads = append(s.Payloads, p)
+	s.mu.Unlock()
+	s.emitted(e)
 	return nil
+}
+
+func (s *RecordingSink) emitted(e Emission) {
+	if s.OnEmit != nil {
+		s.OnEmit(e)
+	}
 }
 
 // RequestDecision records the request and answers it from the script. It

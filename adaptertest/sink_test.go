@@ -38,6 +38,38 @@ func TestRecordingSinkOrderAndCopies(t *testing.T) {
 	}
 }
 
+// TestRecordingSinkOrigins: At places the emissions that follow, OnEmit
+// sees each recorded one (not a rejected one), and an item is copied.
+func TestRecordingSinkOrigins(t *testing.T) {
+	var seen []Emission
+	s := RecordingSink{FailAfter: 3}
+	s.OnEmit = func(e Emission) { seen = append(seen, e) }
+	if err := s.EmitStream(runStarted()); err != nil {
+		t.Fatal(err)
+	}
+	s.At(10, 2)
+	it := driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: "hi"}
+	ev := itemEvent(it)
+	if err := s.Emit(ev); err != nil {
+		t.Fatal(err)
+	}
+	ev.Item.Text = "changed"
+	s.At(20, 0)
+	if err := s.EmitStream(runFinished()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EmitStream(runFinished()); !errors.Is(err, ErrSinkFailed) {
+		t.Fatal(err)
+	}
+	want := []Emission{{Stream: true}, {Origin: Origin{10, 2}}, {Stream: true, Index: 1, Origin: Origin{20, 0}}}
+	if fmt.Sprint(s.Order) != fmt.Sprint(want) || fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Errorf("Order = %v, OnEmit saw %v, want %v", s.Order, seen, want)
+	}
+	if s.Events[0].Item.Text != "hi" {
+		t.Errorf("the recorded item changed with the emitter's: %q", s.Events[0].Item.Text)
+	}
+}
+
 func TestRecordingSinkFailAfter(t *testing.T) {
 	s := RecordingSink{FailAfter: 2}
 	for i := range 2 {

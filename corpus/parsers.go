@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/provider"
 )
@@ -31,7 +32,7 @@ type Parsed struct {
 // meta.json implies (Case.Settings overriding), its outcome, stdout and
 // stdin delivered by ch, the previous run's checkpoint state for a
 // resumed run, sink told each frame's origin.
-func parse(c *Case, ch Chunking, streaming bool, sink *Sink, stdout io.Reader) (Parsed, error) {
+func parse(c *Case, ch Chunking, streaming bool, sink *adaptertest.RecordingSink, stdout io.Reader) (Parsed, error) {
 	p, ok := provider.Lookup(c.Provider)
 	if !ok {
 		return Parsed{}, fmt.Errorf("no provider %q is registered", c.Provider)

@@ -48,7 +48,8 @@ type Options struct {
 	// Result describes what the framing tee read.
 	Stdout io.Reader
 	// Live, when set, is called with every Document event as the parser
-	// emits it (see Sink.Live).
+	// emits it (chunk events are not Document events), with its index
+	// among the Document's events and its origin.
 	Live func(i int, ev Event, o Origin)
 }
 
@@ -61,7 +62,7 @@ type Result struct {
 	Case *Case
 	Parsed
 	// Sink holds every emission with its origin.
-	Sink *Sink
+	Sink *adaptertest.RecordingSink
 	// Document is the JSON document; Origins[i] is the origin of
 	// Document.Events[i].
 	Document *Document
@@ -144,7 +145,7 @@ func (o Options) Replay(c *Case) (*Result, error) {
 	if ch.Reader == nil {
 		ch = Whole
 	}
-	sink := &Sink{Live: o.Live}
+	sink := newSink(o.Live)
 	p, err := parse(c, ch, !o.NoStream, sink, o.Stdout)
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %s: %w", c.Name, err)
@@ -158,7 +159,7 @@ func (o Options) Replay(c *Case) (*Result, error) {
 
 func (r *Result) build() error {
 	c, p, sink := r.Case, r.Parsed, r.Sink
-	events, payloadAt, eventAt, origins := sink.docEvents()
+	events, payloadAt, eventAt, origins := docEvents(sink)
 	stdout := c.Stdout
 	if rs := p.Response.RawStreams; rs != nil {
 		stdout = []byte(rs.Stdout)
