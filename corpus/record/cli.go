@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/agentwire/agentwire/corpus/mock"
 )
 
 // A CLI is one pinned CLI version recorded for one provider.
 type CLI struct {
-	// Provider is the corpus provider: "codex", "appserver", "claude" or
-	// "gemini-cli".
+	// Provider is the corpus provider: "codex", "appserver", "claude",
+	// "gemini-cli" or "acp".
 	Provider string
 	// Name is the CLI's short name used in corpus directories
 	// (<name>@<version>).
@@ -27,6 +29,26 @@ type CLI struct {
 // Dir is the recording directory name, <name>@<version>.
 func (c CLI) Dir() string { return c.Name + "@" + c.Version }
 
+// Is reports whether a scenario's CLI selector names c: its version, its
+// name, <name>@<version>, or "latest" for a pinned current version.
+// Versions and names are unique across DefaultCLIs' rows of one provider.
+func (c CLI) Is(sel string) bool {
+	return sel == c.Version || sel == c.Name || sel == c.Dir() || (sel == "latest" && c.Latest)
+}
+
+// API is the model API the CLI calls, which the recorder's mock serves.
+func (c CLI) API() mock.API {
+	switch c.Provider {
+	case "claude":
+		return mock.Messages
+	case "gemini-cli":
+		return mock.Gemini
+	case "acp":
+		return ACPAgents[c.Name].API
+	}
+	return mock.Responses
+}
+
 // The pinned CLI versions. The older ones are about a year older than the
 // current ones and still run against the mocks.
 const (
@@ -38,6 +60,11 @@ const (
 	// -o stream-json mode (provider gemini-cli); its --acp mode is the
 	// same package.
 	GeminiCLIVersion = "0.61.0"
+	// The agent CLIs recorded in ACP mode (shared/reference/agent-clis.md;
+	// ACPAgents has how each runs offline), Gemini CLI among them.
+	OpencodeVersion = "1.18.33"
+	CopilotVersion  = "1.0.102"
+	QwenCodeVersion = "0.24.4"
 )
 
 // DefaultCLIs lists every CLI the corpus is recorded with.
@@ -49,6 +76,10 @@ var DefaultCLIs = []CLI{
 	{Provider: "appserver", Name: "codex", Package: "@openai/codex", Version: CodexVersion, Latest: true},
 	{Provider: "appserver", Name: "codex", Package: "@openai/codex", Version: CodexOldVersion},
 	{Provider: "gemini-cli", Name: "gemini-cli", Package: "@google/gemini-cli", Version: GeminiCLIVersion, Latest: true},
+	{Provider: "acp", Name: "gemini-cli", Package: "@google/gemini-cli", Version: GeminiCLIVersion, Latest: true},
+	{Provider: "acp", Name: "opencode", Package: "opencode-ai", Version: OpencodeVersion, Latest: true},
+	{Provider: "acp", Name: "copilot", Package: "@github/copilot", Version: CopilotVersion, Latest: true},
+	{Provider: "acp", Name: "qwen-code", Package: "@qwen-code/qwen-code", Version: QwenCodeVersion, Latest: true},
 }
 
 // installDir is where Install puts a package version inside the cache.
@@ -71,6 +102,16 @@ func (c CLI) Bin(cache string) (string, error) {
 		cands = []string{filepath.Join(dir, "node_modules/.bin/codex")}
 	case "gemini-cli":
 		cands = []string{filepath.Join(dir, "node_modules/.bin/gemini")}
+	case "opencode":
+		// A Bun binary, copied over the package's launcher by its
+		// postinstall script.
+		cands = []string{filepath.Join(dir, "node_modules/.bin/opencode")}
+	case "copilot":
+		// The platform package's native binary; the package's npm-loader
+		// only finds and starts it.
+		cands = []string{filepath.Join(dir, "node_modules/@github/copilot-linux-x64/copilot")}
+	case "qwen-code":
+		cands = []string{filepath.Join(dir, "node_modules/.bin/qwen")}
 	}
 	for _, p := range cands {
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {

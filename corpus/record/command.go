@@ -109,6 +109,16 @@ func (c *Command) Run(self []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 3
 	}
+	resolvDir, err := os.MkdirTemp("", "agentwire-resolv-")
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(resolvDir)
+	if err := LoopbackResolver(resolvDir); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 3
+	}
 	opt := Options{Cache: *cache, Scenarios: *scen, Out: *out, Scratch: *scratch, Match: re, Log: stderr, Jobs: *jobs}
 	if !*verify {
 		if _, err := Record(ctx, opt); err != nil {

@@ -22,7 +22,7 @@ func TestCommittedRecordings(t *testing.T) {
 	want := map[string]Case{}
 	for _, cli := range DefaultCLIs {
 		for _, s := range scens {
-			if s.Provider != cli.Provider || !s.ForVersion(cli.Version, cli.Latest) {
+			if s.Provider != cli.Provider || !s.For(cli) {
 				continue
 			}
 			for _, c := range s.Cases() {
@@ -50,12 +50,12 @@ func TestCommittedRecordings(t *testing.T) {
 		dir := filepath.Join("..", filepath.FromSlash(p))
 		runs := []string{dir}
 		cli := cliOf(p)
-		if len(c.RunsFor(cli.Version)) > 1 {
+		if len(c.RunsFor(cli)) > 1 {
 			runs = nil
 			var cm CaseMeta
 			readMeta(t, filepath.Join(dir, "meta.json"), &cm)
-			if len(cm.Runs) != len(c.RunsFor(cli.Version)) {
-				t.Errorf("%s: %d runs recorded, scenario has %d", p, len(cm.Runs), len(c.RunsFor(cli.Version)))
+			if len(cm.Runs) != len(c.RunsFor(cli)) {
+				t.Errorf("%s: %d runs recorded, scenario has %d", p, len(cm.Runs), len(c.RunsFor(cli)))
 			}
 			if c.ResumeProof != "" && (cm.ResumeProof == nil || cm.ResumeProof.Marker != c.ResumeProof) {
 				t.Errorf("%s: resume proof missing", p)

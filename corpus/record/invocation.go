@@ -1,14 +1,19 @@
 package record
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
+	"time"
 )
 
 type inv struct {
 	argv []string
 	env  []string
 	drv  driver
+	// exitGrace, when set, replaces the default wait for the CLI's exit
+	// after the session ended (a CLI known not to exit on EOF).
+	exitGrace time.Duration
 }
 
 // codexConfig is the config.toml written into CODEX_HOME: it points Codex
@@ -43,7 +48,8 @@ func basePath() string {
 
 // invocation builds the argv, environment and stdin driver of one run.
 // sid is the session id of the previous run (for resume).
-func invocation(cli CLI, bin string, c Case, run Run, sid, scratch, url string) (*inv, error) {
+// cache is the directory the CLIs are installed in.
+func invocation(cli CLI, bin, cache string, c Case, run Run, sid, scratch, url string) (*inv, error) {
 	env := []string{
 		"PATH=" + basePath(),
 		"HOME=" + filepath.Join(scratch, "home"),
@@ -52,6 +58,27 @@ func invocation(cli CLI, bin string, c Case, run Run, sid, scratch, url string) 
 	}
 	args := append(append([]string(nil), c.Extra...), run.Args...)
 	switch cli.Provider {
+	case "acp":
+		agent, ok := ACPAgents[cli.Name]
+		if !ok {
+			return nil, fmt.Errorf("record: %s is not an ACP agent", cli.Name)
+		}
+		env, err := agent.Setup(ACPDirs{Home: filepath.Join(scratch, "home"), Config: filepath.Join(scratch, "config"),
+			Tmp: filepath.Join(scratch, "tmp"), Cache: filepath.Join(cache, cli.Dir()+"-run")}, url)
+		if err != nil {
+			return nil, err
+		}
+		argv := append(append([]string{bin}, agent.Args...), args...)
+		d := &acpDriver{prompts: append([]string{run.Prompt}, run.Turns...), decisions: run.Decisions,
+			cwd: filepath.Join(scratch, "work")}
+		if run.Resume {
+			d.resume = sid
+		}
+		in := &inv{argv: argv, env: env, drv: d}
+		if !agent.ExitsOnEOF {
+			in.exitGrace = 2 * time.Second
+		}
+		return in, nil
 	case "codex":
 		env = append(env, "CODEX_HOME="+filepath.Join(scratch, "config"), "MOCK_API_KEY=sk-mock-key")
 		argv := append([]string{bin, "exec", "--json", "--skip-git-repo-check"}, args...)

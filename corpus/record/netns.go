@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"unsafe"
 )
@@ -22,8 +23,9 @@ var ErrNoIsolation = errors.New("record: cannot create a private network namespa
 func InNamespace() bool { return os.Getenv(envNetns) == "1" }
 
 // Reexec runs the current executable again with args inside a new network
-// namespace (unshare -n) and returns its exit code. The child must call
-// SetupNamespace before starting any CLI.
+// namespace and a new mount namespace (unshare -n -m) and returns its exit
+// code. The child must call SetupNamespace and LoopbackResolver before
+// starting any CLI.
 func Reexec(args []string) (int, error) {
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
@@ -33,7 +35,7 @@ func Reexec(args []string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	cmd := exec.Command(unshare, append([]string{"-n", "--", self}, args...)...)
+	cmd := exec.Command(unshare, append([]string{"-n", "-m", "--", self}, args...)...)
 	cmd.Env = append(os.Environ(), envNetns+"=1")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err = cmd.Run()
@@ -44,14 +46,15 @@ func Reexec(args []string) (int, error) {
 	return 0, err
 }
 
-// CheckUnshare reports whether a private network namespace can be created
-// here, by running unshare -n true.
+// CheckUnshare reports whether a private network namespace (and the mount
+// namespace LoopbackResolver needs) can be created here, by running
+// unshare -n -m true.
 func CheckUnshare() error {
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNoIsolation, err)
 	}
-	if out, err := exec.Command(unshare, "-n", "true").CombinedOutput(); err != nil {
+	if out, err := exec.Command(unshare, "-n", "-m", "true").CombinedOutput(); err != nil {
 		return fmt.Errorf("%w: %v: %s", ErrNoIsolation, err, out)
 	}
 	return nil
@@ -106,6 +109,23 @@ func loopbackUp() error {
 	ifr.flags |= syscall.IFF_UP | syscall.IFF_RUNNING
 	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.SIOCSIFFLAGS, uintptr(unsafe.Pointer(&ifr))); e != 0 {
 		return e
+	}
+	return nil
+}
+
+// LoopbackResolver bind-mounts a resolv.conf naming only 127.0.0.1 over
+// /etc/resolv.conf, in a private mount namespace (see Reexec): a CLI's
+// start-up look-up of its vendor's host (opencode and Qwen Code make one)
+// then gets an immediate refusal from loopback, whatever resolver the
+// machine has, instead of trying an unreachable nameserver. The file is
+// written into dir.
+func LoopbackResolver(dir string) error {
+	f := filepath.Join(dir, "resolv.conf")
+	if err := os.WriteFile(f, []byte("nameserver 127.0.0.1\n"), 0o644); err != nil {
+		return err
+	}
+	if err := syscall.Mount(f, "/etc/resolv.conf", "", syscall.MS_BIND, ""); err != nil {
+		return fmt.Errorf("record: bind-mounting %s over /etc/resolv.conf: %w", f, err)
 	}
 	return nil
 }

@@ -105,7 +105,7 @@ func Record(ctx context.Context, opt Options) ([]Result, error) {
 	for _, cli := range opt.CLIs {
 		var todo []Case
 		for _, s := range scens {
-			if s.Provider != cli.Provider || !s.ForVersion(cli.Version, cli.Latest) {
+			if s.Provider != cli.Provider || !s.For(cli) {
 				continue
 			}
 			for _, c := range s.Cases() {
@@ -256,13 +256,10 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 			return err
 		}
 	}
-	api := mock.Responses
-	if cli.Provider == "claude" {
-		api = mock.Messages
-	}
+	api := cli.API()
 	var mu sync.Mutex
 	var cur chan int
-	srv, err := mock.New(mock.Options{API: api, Replies: c.RepliesFor(cli.Version),
+	srv, err := mock.New(mock.Options{API: api, Replies: c.RepliesFor(cli),
 		Side: sideRequest(api), SideReply: sideReply,
 		OnWritten: func(seq, reply int) {
 			mu.Lock()
@@ -283,7 +280,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	}
 	defer srv.Close()
 
-	if api == mock.Responses {
+	if cli.Provider == "codex" || cli.Provider == "appserver" {
 		cfg := filepath.Join(scratch, "config", "config.toml")
 		if err := os.WriteFile(cfg, []byte(codexConfig(srv.URL())), 0o644); err != nil {
 			return err
@@ -296,22 +293,30 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	var outs []runOut
 	var sids []string
 	sid := ""
-	runs := c.RunsFor(cli.Version)
+	runs := c.RunsFor(cli)
 	for i, run := range runs {
 		ch := make(chan int, 64)
 		mu.Lock()
 		cur = ch
 		mu.Unlock()
 		before := len(srv.Requests())
-		inv, err := invocation(cli, bin, c, run, sid, scratch, srv.URL())
+		inv, err := invocation(cli, bin, opt.Cache, c, run, sid, scratch, srv.URL())
 		if err != nil {
 			return err
 		}
+		grace := 15 * time.Second
+		if inv.exitGrace > 0 {
+			grace = inv.exitGrace
+		}
 		res, err := execute(ctx, runSpec{Argv: inv.argv, Env: inv.env, Dir: filepath.Join(scratch, "work"),
-			Timeout: timeout, Requests: ch, Signal: run.Signal, Intr: run.Interrupt, ExitGrace: 15 * time.Second}, inv.drv)
+			Timeout: timeout, Requests: ch, Signal: run.Signal, Intr: run.Interrupt, ExitGrace: grace}, inv.drv)
 		if err != nil {
 			return fmt.Errorf("run %d: %w", i+1, err)
 		}
+		// What the run wrote stays in the scratch directory, for
+		// debugging a run that fails below.
+		_ = os.WriteFile(filepath.Join(scratch, fmt.Sprintf("stdout-%d", i+1)), res.Stdout, 0o644)
+		_ = os.WriteFile(filepath.Join(scratch, fmt.Sprintf("stderr-%d", i+1)), res.Stderr, 0o644)
 		if strings.HasPrefix(res.Killed, "driver") || strings.HasPrefix(res.Killed, "interrupt") {
 			return fmt.Errorf("run %d: %s", i+1, res.Killed)
 		}
@@ -341,7 +346,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 		if len(runs) > 1 {
 			m.Run = i + 1
 		}
-		if api == mock.Responses {
+		if cli.Provider == "codex" || cli.Provider == "appserver" {
 			m.CodexConfig = strings.ReplaceAll(codexConfig(srv.URL()), srv.URL(), "<MOCK_URL>")
 		}
 		outs = append(outs, runOut{meta: m, res: res, requests: reqs})
@@ -482,11 +487,12 @@ func dumpRequests(path string, reqs []mock.Request) {
 var sideReply = mock.Reply{Items: []mock.Item{{Type: "text", Deltas: []string{"agentwire mock side reply"}}},
 	Usage: &mock.Usage{}}
 
-// sideRequest classifies Messages requests that are not part of the scripted
-// conversation: Claude Code's main-loop requests always declare tools, its
-// warmup, title and git-history requests declare none.
+// sideRequest classifies Messages and Chat Completions requests that are
+// not part of the scripted conversation: Claude Code's and the ACP agents'
+// main-loop requests always declare tools, Claude Code's warmup, title and
+// git-history requests and opencode's title request declare none.
 func sideRequest(api mock.API) func([]byte) bool {
-	if api != mock.Messages {
+	if api != mock.Messages && api != mock.Chat {
 		return nil
 	}
 	return func(body []byte) bool {

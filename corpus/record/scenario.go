@@ -15,7 +15,7 @@ import (
 
 // Providers are the corpus providers, in recording order. Each one names a
 // directory under corpus/ and under corpus/scenarios/.
-var Providers = []string{"codex", "claude", "appserver"}
+var Providers = []string{"codex", "claude", "appserver", "acp"}
 
 // A Scenario is one scripted case, loaded from
 // corpus/scenarios/<provider>/<name>.json. Adding a case needs no code: a
@@ -29,14 +29,18 @@ type Scenario struct {
 	// Replies are the mock's scripted model replies, consumed one per
 	// model request across all runs of the scenario.
 	Replies []mock.Reply `json:"replies"`
-	// RepliesByVersion replaces Replies for the CLI versions it names, for
-	// CLIs whose tools differ (codex 0.58 offers "shell" with an argv array
-	// where 0.169 offers "exec_command" with a string).
+	// RepliesByVersion replaces Replies for the CLIs it names, for CLIs
+	// whose tools differ (codex 0.58 offers "shell" with an argv array where
+	// 0.169 offers "exec_command" with a string; each ACP agent names its
+	// shell tool differently). A key is a CLI version, a CLI name or
+	// <name>@<version> (see CLI.Is).
 	RepliesByVersion map[string][]mock.Reply `json:"replies_by_version,omitempty"`
 	// Runs are the CLI invocations, in order (several for resume).
 	Runs []Run `json:"runs"`
-	// RunsByVersion replaces Runs for the CLI versions it names (codex 0.58's
-	// app-server spells approval policies unlessTrusted, 0.169's untrusted).
+	// RunsByVersion replaces Runs for the CLIs it names, keyed like
+	// RepliesByVersion (codex 0.58's app-server spells approval policies
+	// unlessTrusted, 0.169's untrusted; of the ACP agents only some ask
+	// for permission).
 	RunsByVersion map[string][]Run `json:"runs_by_version,omitempty"`
 	// ResumeProof, when set, must appear in a model request body of the
 	// last run: it proves that run saw the earlier runs' conversation.
@@ -45,8 +49,9 @@ type Scenario struct {
 	// is named <name> for the variant "" and <name>-<variant> otherwise,
 	// and the variant's arguments are added to every run.
 	Variants map[string][]string `json:"variants,omitempty"`
-	// Versions, when set, restricts the scenario to these CLI versions
-	// ("latest" names the pinned current version).
+	// Versions, when set, restricts the scenario to these CLIs: versions,
+	// names or <name>@<version> ("latest" names the pinned current
+	// version).
 	Versions []string `json:"versions,omitempty"`
 	// TimeoutSec bounds each run (default 90).
 	TimeoutSec int `json:"timeout_sec,omitempty"`
@@ -68,13 +73,16 @@ type Run struct {
 	StreamInput bool `json:"stream_input,omitempty"`
 	// Decisions answer permission requests in order: Claude can_use_tool
 	// ("allow", "deny"), app-server approvals ("accept", "decline",
-	// "cancel", "acceptForSession").
+	// "cancel", "acceptForSession"), ACP session/request_permission (the
+	// kind of the option selected: "allow_once", "allow_always",
+	// "reject_once", "reject_always"; or "cancel", the cancelled outcome).
 	Decisions []string `json:"decisions,omitempty"`
 	// ThreadParams (app-server) are merged into the thread/start or
 	// thread/resume params, e.g. {"approvalPolicy":"untrusted"}.
 	ThreadParams json.RawMessage `json:"thread_params,omitempty"`
 	// Interrupt sends the protocol interrupt (app-server turn/interrupt,
-	// Claude control_request interrupt) once the trigger fires.
+	// Claude control_request interrupt, ACP session/cancel) once the
+	// trigger fires.
 	Interrupt *Trigger `json:"interrupt,omitempty"`
 	// Signal sends a signal to the CLI's process group once the trigger
 	// fires.
@@ -225,6 +233,8 @@ func validDecision(provider, d string) bool {
 		return d == "allow" || d == "deny"
 	case "appserver":
 		return d == "accept" || d == "acceptForSession" || d == "decline" || d == "cancel"
+	case "acp":
+		return acpDecisions[d]
 	}
 	return false
 }
@@ -256,30 +266,33 @@ func (s *Scenario) Cases() []Case {
 	return out
 }
 
-// RepliesFor returns the replies scripted for a CLI version.
-func (s *Scenario) RepliesFor(version string) []mock.Reply {
-	if rs, ok := s.RepliesByVersion[version]; ok {
-		return rs
+// RepliesFor returns the replies scripted for a CLI.
+func (s *Scenario) RepliesFor(cli CLI) []mock.Reply {
+	for k, rs := range s.RepliesByVersion {
+		if cli.Is(k) {
+			return rs
+		}
 	}
 	return s.Replies
 }
 
-// RunsFor returns the runs scripted for a CLI version.
-func (s *Scenario) RunsFor(version string) []Run {
-	if rs, ok := s.RunsByVersion[version]; ok {
-		return rs
+// RunsFor returns the runs scripted for a CLI.
+func (s *Scenario) RunsFor(cli CLI) []Run {
+	for k, rs := range s.RunsByVersion {
+		if cli.Is(k) {
+			return rs
+		}
 	}
 	return s.Runs
 }
 
-// ForVersion reports whether s is recorded with the given CLI version;
-// latest tells whether that version is the pinned current one.
-func (s *Scenario) ForVersion(version string, latest bool) bool {
+// For reports whether s is recorded with the CLI.
+func (s *Scenario) For(cli CLI) bool {
 	if len(s.Versions) == 0 {
 		return true
 	}
 	for _, v := range s.Versions {
-		if v == version || (v == "latest" && latest) {
+		if cli.Is(v) {
 			return true
 		}
 	}

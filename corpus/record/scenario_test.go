@@ -81,7 +81,7 @@ func TestVariantsAndVersions(t *testing.T) {
 	if len(cs) != 2 || cs[0].Name != "text" || cs[1].Name != "text-partial" || cs[1].Extra[0] != "--include-partial-messages" {
 		t.Fatalf("cases = %+v", cs)
 	}
-	if !s.ForVersion("2.1.328", true) || s.ForVersion("2.0.50", false) {
+	if !s.For(CLI{Name: "claude-code", Version: "2.1.328", Latest: true}) || s.For(CLI{Name: "claude-code", Version: "2.0.50"}) {
 		t.Error("versions: latest-only scenario selected wrongly")
 	}
 }

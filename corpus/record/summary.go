@@ -25,7 +25,8 @@ type RequestSummary struct {
 	Keys  []string `json:"keys,omitempty"` // top-level body keys, sorted
 	Model string   `json:"model,omitempty"`
 	// Conversation is Responses "input" without developer messages and
-	// tool declarations, or Messages "messages".
+	// tool declarations, Messages "messages", Chat Completions "messages"
+	// without system messages, or Gemini "contents".
 	Conversation any `json:"conversation,omitempty"`
 	// Bytes is the size of the normalised body.
 	Bytes int `json:"bytes"`
@@ -63,6 +64,17 @@ func summarize(api mock.API, r mock.Request, norm func([]byte) []byte) RequestSu
 		s.Conversation = keep
 	case mock.Messages:
 		s.Conversation = elide(body["messages"])
+	case mock.Chat:
+		msgs, _ := body["messages"].([]any)
+		var keep []any
+		for _, it := range msgs {
+			if m, _ := it.(map[string]any); m != nil && m["role"] != "system" && m["role"] != "developer" {
+				keep = append(keep, elide(m))
+			}
+		}
+		s.Conversation = keep
+	case mock.Gemini:
+		s.Conversation = elide(body["contents"])
 	}
 	return s
 }
