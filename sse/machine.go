@@ -116,7 +116,10 @@ type machine struct {
 	// buf[ls:lfFrom], in order (entries below ls are stale and skipped);
 	// buf[lfFrom:w] has not been searched. clean says that no CR in
 	// buf[ls:lfs[nlf-1]] is a lone one, so that each of those lines ends
-	// at its LF, with a CRLF when the byte before it is a CR.
+	// at its LF, with a CRLF when the byte before it is a CR. While clean,
+	// the CR finder may already describe the bytes after the batch (what
+	// scanLFs counted there), not the CRLFs inside it: only lineEnd's
+	// slow path consults it, and never on a clean batch's lines.
 	lfs      [lfBatch]int
 	ilf, nlf int
 	lfFrom   int
@@ -320,7 +323,7 @@ func (m *machine) lineEnd(atEOF bool) (end, n int, ok bool) {
 	for m.ilf < m.nlf && m.lfs[m.ilf] < ls {
 		m.ilf++
 	}
-	if m.ilf == m.nlf {
+	if m.ilf == m.nlf && max(ls, m.lfFrom) < m.w {
 		m.scanLFs()
 	}
 	lfi := -1
@@ -409,31 +412,53 @@ func (m *machine) scanLFs() {
 	}
 	m.ilf, m.nlf = 0, n
 	m.lfFrom = p
-	if m.nlf == 0 {
-		return
+	// Count the CRs in the lines, starting where the CR finder's knowledge
+	// ends: one call for the batch. When the search reached the end of the
+	// input, the count takes in the unterminated tail as well, so that the
+	// tail needs no search of its own for a lone CR (a CR there not at the
+	// very end is one: the tail has no LF).
+	end := p // the end of the counted range
+	if n > 0 {
+		end = m.lfs[n-1]
 	}
-	// Count the CRs in buf[ls:last], starting where the CR finder's
-	// knowledge ends: one call for the batch.
-	last := m.lfs[n-1]
+	tail := p == len(buf)
+	if tail {
+		end = len(buf)
+	}
 	from := m.ls
 	if m.cr.at >= m.ls {
 		from = m.cr.at // the first CR at or after ls
 	} else if m.cr.at < 0 && m.cr.from > from {
-		from = min(m.cr.from, last) // no CR in buf[ls:cr.from]
+		from = min(m.cr.from, end) // no CR in buf[ls:cr.from]
 	}
 	crs := 0
-	if from < last {
-		m.count(last - from)
-		crs = bytes.Count(m.buf[from:last], []byte{'\r'})
+	if from < end {
+		m.count(end - from)
+		crs = bytes.Count(buf[from:end], []byte{'\r'})
 	}
-	m.clean = crs == crlf
-	if crs == 0 && m.cr.at < m.ls {
-		// Keep what the count learnt: no CR in buf[ls:last].
-		if m.cr.at < 0 {
-			m.cr.from = max(m.cr.from, last)
-		} else {
-			m.cr.at, m.cr.from = -1, last
+	switch {
+	case crs == crlf:
+		// Every CR ends a CRLF: the lines are clean and the tail, if
+		// counted, has none.
+		m.clean = true
+		if tail || m.cr.at < m.ls {
+			m.cr.at, m.cr.from = -1, end
 		}
+	case tail && crs == crlf+1 && end > 0 && buf[end-1] == '\r' && (n == 0 || end-1 > m.lfs[n-1]):
+		// The tail's one CR is its last byte, perhaps half a CRLF.
+		m.clean = true
+		m.cr.at = end - 1
+	case tail && n > 0:
+		// A lone CR in the lines or in the tail: count the lines alone.
+		last := m.lfs[n-1]
+		crs = 0
+		if from < last {
+			m.count(last - from)
+			crs = bytes.Count(buf[from:last], []byte{'\r'})
+		}
+		m.clean = crs == crlf
+	default:
+		m.clean = false
 	}
 }
 
@@ -471,19 +496,20 @@ func (m *machine) step(atEOF bool) status {
 		}
 	}
 	for {
-		var end, n int
-		if lf := m.ilf; lf < m.nlf && m.clean && m.lfs[lf] >= m.ls {
-			// The next line feed ends this line (see scanLFs).
-			end, n = m.lfs[lf], 1
-			m.ilf++
-			if end > m.ls && m.buf[end-1] == '\r' {
-				end, n = end-1, 2
+		if m.ilf == m.nlf && max(m.ls, m.lfFrom) < m.w {
+			m.scanLFs()
+		}
+		if m.ilf < m.nlf && m.clean {
+			if st := m.lines(); st != stMore {
+				return st
 			}
-		} else {
-			var ok bool
-			if end, n, ok = m.lineEnd(atEOF); !ok {
-				break
-			}
+			continue
+		}
+		// A batch with a lone CR, or no line feed ahead: one line at a
+		// time.
+		end, n, ok := m.lineEnd(atEOF)
+		if !ok {
+			break
 		}
 		if end == m.ls {
 			// WHATWG: an empty line dispatches the event.
@@ -494,7 +520,7 @@ func (m *machine) step(atEOF bool) status {
 			}
 			continue
 		}
-		m.fieldLine(m.buf[m.ls:end])
+		m.fieldLine(m.buf[m.ls:end], m.ls)
 		m.ls = end + n
 		m.line++
 	}
@@ -518,12 +544,56 @@ func (m *machine) step(atEOF bool) status {
 	return m.finish()
 }
 
+// lines consumes the lines of a clean batch (see scanLFs), each ended by
+// the next recorded line feed: the hot loop of step. It returns stMore
+// when the batch is used up without output.
+func (m *machine) lines() status {
+	buf := m.buf[:m.w]
+	ls, line := m.ls, m.line
+	for m.ilf < m.nlf {
+		lf := m.lfs[m.ilf]
+		m.ilf++
+		if lf < ls {
+			continue // a blank line lineEnd took without the batch
+		}
+		end := lf
+		if end > ls && buf[end-1] == '\r' {
+			end--
+		}
+		line++
+		if end == ls {
+			// WHATWG: an empty line dispatches the event.
+			m.ls, m.line = ls, line
+			if st := m.dispatch(lf+1, false); st != stMore {
+				return st
+			}
+			ls = lf + 1
+			continue
+		}
+		// The data line that follows the event line (or stands alone)
+		// first, without the general field parsing.
+		if m.ndata == 0 && end-ls >= 5 && string(buf[ls:ls+5]) == "data:" {
+			m.count(end - ls)
+			v := ls + 5
+			if v < end && buf[v] == ' ' {
+				v++
+			}
+			m.d0, m.d1, m.ndata, m.fields = v, end, 1, true
+		} else {
+			m.fieldLine(buf[ls:end], ls)
+		}
+		ls = lf + 1
+	}
+	m.ls, m.line = ls, line
+	return stMore
+}
+
 // finish handles the end of input in normal mode: a last line without a
 // terminator is still a line, and the pending block becomes an incomplete
 // frame.
 func (m *machine) finish() status {
 	if m.ls < m.w {
-		m.fieldLine(m.buf[m.ls:m.w])
+		m.fieldLine(m.buf[m.ls:m.w], m.ls)
 		m.ls = m.w
 	}
 	if m.pos == m.w {
@@ -694,8 +764,9 @@ func (m *machine) skip(atEOF bool) status {
 	return stMore
 }
 
-// fieldLine interprets one non-empty line of the current block.
-func (m *machine) fieldLine(line []byte) {
+// fieldLine interprets one non-empty line of the current block, which
+// starts at buf[base].
+func (m *machine) fieldLine(line []byte, base int) {
 	m.count(len(line))
 	if line[0] == ':' {
 		// WHATWG: a line starting with a colon is a comment; ignore it.
@@ -703,7 +774,6 @@ func (m *machine) fieldLine(line []byte) {
 		return
 	}
 	m.fields = true
-	base := m.ls
 	// The two fields of nearly every line first, without the search for
 	// the colon.
 	if len(line) >= 5 && string(line[:5]) == "data:" {

@@ -20,6 +20,8 @@ type Reader struct {
 	eof    bool
 	err    error // sticky fatal error
 	closed bool
+
+	nextErr error // the error of the last next that returned nil
 }
 
 // NewReader returns a Reader that decodes r according to opts.
@@ -56,27 +58,43 @@ func (r *Reader) Reset(src io.Reader, opts Options) {
 // before them, and are sticky, as are Tee errors. After Close, Next returns
 // ErrClosed.
 func (r *Reader) Next() (Frame, error) {
+	// A thin wrapper that the compiler inlines, so that the frame is
+	// copied once, from the machine into the caller's variable.
+	if f := r.next(); f != nil {
+		return *f, nil
+	}
+	return Frame{}, r.nextErr
+}
+
+// next is Next: it returns the machine's frame, or nil with the error in
+// r.nextErr.
+func (r *Reader) next() *Frame {
 	if r.closed {
-		return Frame{}, ErrClosed
+		r.nextErr = ErrClosed
+		return nil
 	}
 	for {
 		switch r.m.step(r.eof) {
 		case stFrame:
-			return r.m.out, nil
+			return &r.m.out
 		case stError:
-			return Frame{}, r.m.outErr
+			r.nextErr = r.m.outErr
+			return nil
 		case stEOF:
 			// The frame before is no longer valid: the buffers may go
 			// back to the pool.
 			r.m.release()
-			return Frame{}, io.EOF
+			r.nextErr = io.EOF
+			return nil
 		}
 		if r.err != nil {
-			return Frame{}, r.err
+			r.nextErr = r.err
+			return nil
 		}
 		if r.eof {
 			// Unreachable: at the end of input step always makes progress.
-			return Frame{}, io.ErrUnexpectedEOF
+			r.nextErr = io.ErrUnexpectedEOF
+			return nil
 		}
 		r.fill()
 	}

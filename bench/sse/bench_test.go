@@ -2,6 +2,8 @@ package ssebench
 
 import (
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -66,6 +68,97 @@ func BenchmarkSSE(b *testing.B) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// ratioContenders are the adapters BenchmarkRatio runs: our two faces, the
+// two peers that were the fastest on every row of BenchmarkSSE, and the
+// ceiling.
+var ratioContenders = []string{"agentwire-Reader", "agentwire-Reader-reset", "openai-go", "anthropic-sdk-go", "ceiling-ReadSlice"}
+
+// ratioBlock is about how much CPU time BenchmarkRatio gives one contender
+// at a time.
+const ratioBlock = 20 * time.Millisecond
+
+// BenchmarkRatio is the short, decisive pass for the targets of issue 23.
+// Every iteration runs each contender in turn for a block of about
+// ratioBlock of CPU time (a whole number of streams, the same for every
+// iteration), the order rotating from iteration to iteration, so that a
+// change of load hits all of them alike; the ratios are taken of the time
+// per stream, summed over the iterations, within the one benchmark:
+//
+//	xpeer-new, xpeer-reset   the fastest peer's time over ours (target: >= 3)
+//	xceil-reset              ours with Reset over the ceiling's (target: <= 2)
+//	xceil-new                a new Reader per stream over the ceiling's (<= 3)
+//
+// in CPU time (getrusage: all threads, GC included) and, prefixed wall-, in
+// wall time. The fastest peer is chosen per row and per measure. A forced
+// collection outside the timing precedes each block, so that no contender
+// pays for another's garbage; a peer's block still pays for the collections
+// its own allocation starts, but not for the garbage left at its end, which
+// favours the peers (they allocate per event, we do not).
+func BenchmarkRatio(b *testing.B) {
+	var cs []Adapter
+	for _, name := range ratioContenders {
+		for _, a := range Adapters {
+			if a.Name == name {
+				cs = append(cs, a)
+			}
+		}
+	}
+	if len(cs) != len(ratioContenders) {
+		b.Fatalf("adapters %v: found %d", ratioContenders, len(cs))
+	}
+	const newI, resetI, peer0, peer1, ceilI = 0, 1, 2, 3, 4
+	for _, w := range Workloads() {
+		for _, rs := range readSizes {
+			b.Run(w.Name+"/"+rs.name, func(b *testing.B) {
+				parse := func(a Adapter) {
+					if _, err := a.Parse(NewChunkReader(w.Input, rs.n)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				// Warm every contender up and size its block.
+				streams := make([]int, len(cs))
+				for i, a := range cs {
+					parse(a)
+					c0 := cpuTime()
+					parse(a)
+					streams[i] = max(1, int(ratioBlock/max(cpuTime()-c0, time.Microsecond)))
+				}
+				cpu := make([]float64, len(cs)) // per stream, summed over iterations
+				wall := make([]float64, len(cs))
+				b.SetBytes(int64(len(w.Input)))
+				k := 0
+				for b.Loop() {
+					for j := range cs {
+						i := (j + k) % len(cs)
+						runtime.GC()
+						c0, w0 := cpuTime(), time.Now()
+						for range streams[i] {
+							parse(cs[i])
+						}
+						wall[i] += float64(time.Since(w0)) / float64(streams[i])
+						cpu[i] += float64(cpuTime()-c0) / float64(streams[i])
+					}
+					k++
+				}
+				for _, m := range []struct {
+					prefix string
+					t      []float64
+				}{{"", cpu}, {"wall-", wall}} {
+					t := m.t
+					if slices.Contains(t, 0) {
+						continue // getrusage too coarse for this run
+					}
+					peer := min(t[peer0], t[peer1])
+					b.ReportMetric(peer/t[newI], m.prefix+"xpeer-new")
+					b.ReportMetric(peer/t[resetI], m.prefix+"xpeer-reset")
+					b.ReportMetric(t[resetI]/t[ceilI], m.prefix+"xceil-reset")
+					b.ReportMetric(t[newI]/t[ceilI], m.prefix+"xceil-new")
+				}
+			})
 		}
 	}
 }
