@@ -20,7 +20,8 @@ const stdMaxDepth = 10000
 //     CheckDepth never accepts what Check rejects as too deep;
 //   - Unmarshal (guard + segmentio) succeeds exactly when Check does, and
 //     then decodes the same value as encoding/json;
-//   - PeekString agrees with the decoded map.
+//   - PeekString agrees with the decoded map;
+//   - CheckMembers returns exactly Check's result.
 func FuzzGuard(f *testing.F) {
 	for _, s := range []string{
 		``, `{}`, `[]`, `"x"`, `1e400`, `{"type":"a","type":"b"}`, `{"t\u0079pe":"\ud800"}`,
@@ -42,6 +43,13 @@ func FuzzGuard(f *testing.F) {
 			if (ok && SkipWS(b, end) == len(b)) != (full == nil) {
 				t.Fatalf("StringEnd = %d, %v; Check = %v", end, ok, full)
 			}
+		}
+		members := 0
+		if e := CheckMembers(b, stdMaxDepth, func(_, _ []byte) { members++ }); !reflect.DeepEqual(e, full) {
+			t.Fatalf("CheckMembers = %v, Check = %v", e, full)
+		}
+		if full == nil && members > 0 && b[SkipWS(b, 0)] != '{' {
+			t.Fatalf("CheckMembers reported %d members of a top level that is not an object", members)
 		}
 		small := Check(b, maxDepth)
 		if small != nil && !errors.Is(small, ErrTooDeep) && !reflect.DeepEqual(small, full) {

@@ -235,7 +235,23 @@ func firstByte(b []byte) byte {
 //
 // Check is a loop over an explicit stack of one bit per level; it never
 // recurses and allocates only on error or when maxDepth > [StackDepth].
-func Check(b []byte, maxDepth int) error {
+func Check(b []byte, maxDepth int) error { return check(b, maxDepth, nil) }
+
+// CheckMembers is [Check] that also reports the members of the top-level
+// value when it is an object: fn gets each member's name (the string
+// literal, quotes and escapes as written) and its value's exact bytes, in
+// order, as the one validating pass reaches the end of the value. It costs
+// what Check costs, so a decoder that reads top-level members need not
+// walk the bytes a second time.
+//
+// fn may be called for members before a later syntax error is found: what
+// it records means something only when CheckMembers returns nil. For a top
+// level that is not an object fn is never called.
+func CheckMembers(b []byte, maxDepth int, fn func(name, value []byte)) error {
+	return check(b, maxDepth, fn)
+}
+
+func check(b []byte, maxDepth int, fn func(name, value []byte)) error {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
@@ -253,11 +269,19 @@ func Check(b []byte, maxDepth int) error {
 	depth := 0
 	st := stValue
 	i := skipWS(b, 0)
+	// With fn, the top-level object's current member: its name and where
+	// its value starts.
+	hook := fn != nil && i < len(b) && b[i] == '{'
+	var name []byte
+	vs := 0
 	for {
 		switch st {
 		case stValue:
 			if i >= len(b) {
 				return unexpectedEnd(len(b))
+			}
+			if hook && depth == 1 {
+				vs = i
 			}
 			switch c := b[i]; {
 			case c == '{' || c == '[':
@@ -307,6 +331,9 @@ func Check(b []byte, maxDepth int) error {
 			default:
 				return invalidChar(b, i, "looking for beginning of value")
 			}
+			if hook && depth == 1 {
+				fn(name, b[vs:i])
+			}
 			st = stAfter
 		case stAfterOpen:
 			if i >= len(b) {
@@ -317,6 +344,9 @@ func Check(b []byte, maxDepth int) error {
 					depth--
 					i++
 					st = stAfter
+					if hook && depth == 1 {
+						fn(name, b[vs:i])
+					}
 				} else {
 					st = stKey
 				}
@@ -325,6 +355,9 @@ func Check(b []byte, maxDepth int) error {
 					depth--
 					i++
 					st = stAfter
+					if hook && depth == 1 {
+						fn(name, b[vs:i])
+					}
 				} else {
 					st = stValue
 				}
@@ -339,6 +372,9 @@ func Check(b []byte, maxDepth int) error {
 			j, err := scanString(b, i)
 			if err != nil {
 				return err
+			}
+			if hook && depth == 1 {
+				name = b[i:j]
 			}
 			i = skipWS(b, j)
 			if i >= len(b) {
@@ -369,6 +405,9 @@ func Check(b []byte, maxDepth int) error {
 				case '}':
 					depth--
 					i++
+					if hook && depth == 1 {
+						fn(name, b[vs:i])
+					}
 				default:
 					return invalidChar(b, i, "after object key:value pair")
 				}
@@ -380,6 +419,9 @@ func Check(b []byte, maxDepth int) error {
 				case ']':
 					depth--
 					i++
+					if hook && depth == 1 {
+						fn(name, b[vs:i])
+					}
 				default:
 					return invalidChar(b, i, "after array element")
 				}
@@ -406,19 +448,25 @@ func skipWS(b []byte, i int) int {
 }
 
 // hasStrSpecial reports whether any of the eight bytes in x is a quote, a
-// backslash or a control character (< 0x20), with the SWAR tests of
-// "Bit Twiddling Hacks": a byte b is zero in v when (v-1) borrows into its
-// top bit while b's own top bit is clear. Bytes >= 0x80 never match. A true
-// result may be spurious for bytes after the first match, which is fine:
-// the caller then scans byte by byte.
-func hasStrSpecial(x uint64) bool {
+// backslash or a control character (< 0x20).
+func hasStrSpecial(x uint64) bool { return strSpecialMask(x) != 0 }
+
+// strSpecialMask marks, with its top bit, each of the eight bytes of x
+// (little-endian) that is a quote, a backslash or a control character,
+// with the SWAR tests of "Bit Twiddling Hacks": a byte b is zero in v when
+// (v-1) borrows into its top bit while b's own top bit is clear. Bytes >=
+// 0x80 never match. A borrow only runs upwards from a byte that matched,
+// so the lowest marked byte is always a real match (the ones above it may
+// be spurious): bits.TrailingZeros64(mask)/8 is the index of the first
+// special byte.
+func strSpecialMask(x uint64) uint64 {
 	const (
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080
 	)
 	q := x ^ (ones * '"')
 	bs := x ^ (ones * '\\')
-	return ((q-ones)&^q|(bs-ones)&^bs|(x-ones*0x20)&^x)&highs != 0
+	return ((q-ones)&^q | (bs-ones)&^bs | (x-ones*0x20)&^x) & highs
 }
 
 // strSpecial marks the bytes a string scan must stop at: the quote, the

@@ -1,6 +1,9 @@
 package jsonguard
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // Helpers for hand-written decoders that walk a value [Check] has already
 // accepted. On such input they are exact; on anything else their result is
@@ -32,7 +35,12 @@ func StringEnd(b []byte, i int) (end int, escaped, ok bool) {
 			!hasStrSpecial(binary.LittleEndian.Uint64(b[i+8:])) {
 			i += 16
 		}
-		for i+8 <= len(b) && !hasStrSpecial(binary.LittleEndian.Uint64(b[i:])) {
+		for i+8 <= len(b) {
+			if m := strSpecialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				// The lowest marked byte is the first special one.
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		for i < len(b) && !strSpecial[b[i]] {
