@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/sse"
@@ -680,7 +681,7 @@ func (p *Parser) delta(f sse.Frame, idx int, kind deltaKind, val []byte) error {
 	if len(val) == 0 {
 		return nil
 	}
-	return p.em.ToolArgs("", b.wid, appendString(&b.args, val))
+	return p.em.ToolArgs("", b.wid, apistream.Append(&b.args, val))
 }
 
 // text applies a text delta. A text block's text is the range
@@ -702,18 +703,9 @@ func (p *Parser) text(b *block, val []byte) error {
 		b.text.Write(val)
 	}
 	b.hasText = true
-	s := appendString(&p.output, val)
+	s := apistream.Append(&p.output, val)
 	b.outEnd = p.output.Len()
 	return p.em.Delta(emit.Text, "", b.wid, s)
-}
-
-// appendString writes val to sb and returns the written bytes as a string
-// that shares sb's buffer: a Builder never changes bytes it has written, so
-// the string stays valid, and a delta costs no allocation of its own.
-func appendString(sb *strings.Builder, val []byte) string {
-	n := sb.Len()
-	sb.Write(val)
-	return sb.String()[n:]
 }
 
 // blockText is the text a text block received.
@@ -728,7 +720,7 @@ func (p *Parser) thinking(b *block, val []byte) error {
 	if len(val) == 0 {
 		return p.em.Err()
 	}
-	return p.em.Delta(emit.Reasoning, "", b.wid, appendString(&b.text, val))
+	return p.em.Delta(emit.Reasoning, "", b.wid, apistream.Append(&b.text, val))
 }
 
 // citation keeps a citations_delta: on the text block (its transcript

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/sse"
@@ -559,15 +560,12 @@ func (p *Parser) text(c *candState, pt *part) error {
 // decoded text, a substring of dst's contents: a Builder never changes
 // the bytes it has written, so the substring stays valid as dst grows.
 func (p *Parser) appendText(dst *strings.Builder, lit []byte) string {
-	n := dst.Len()
 	in := lit[1 : len(lit)-1]
 	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-		dst.Write(in)
-	} else {
-		p.scratch = jsonguard.AppendString(p.scratch[:0], lit)
-		dst.Write(p.scratch)
+		return apistream.Append(dst, in)
 	}
-	return dst.String()[n:]
+	p.scratch = jsonguard.AppendString(p.scratch[:0], lit)
+	return apistream.Append(dst, p.scratch)
 }
 
 // signature keeps a thoughtSignature that came on a part without text: on

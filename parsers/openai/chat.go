@@ -1,10 +1,14 @@
 package openai
 
 import (
+	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/sse"
 )
 
@@ -24,7 +28,7 @@ type cCall struct {
 type cChoice struct {
 	index     int
 	msgID     string
-	text      []byte
+	text      strings.Builder
 	reasoning []byte // the reasoning block being streamed
 	rsOpen    bool
 	refusal   []byte
@@ -76,9 +80,60 @@ func (p *Parser) choice(idx int) *cChoice {
 	return ch
 }
 
-// chatChunk handles one Chat Completions chunk (or, from FeedBody, a
-// whole chat.completion object).
+// chatTop is the top-level members of a chunk the parser reads, as their
+// exact bytes.
+type chatTop struct {
+	id, model, choices, usage, errv, xgroq, fingerprint, tier []byte
+	hasChoices                                                bool
+}
+
+// member reads one top-level member (name unescaped); the last of
+// duplicates wins.
+func (t *chatTop) member(key, v []byte) {
+	switch string(key) {
+	case "id":
+		t.id = v
+	case "model":
+		t.model = v
+	case "choices":
+		t.choices, t.hasChoices = v, true
+	case "usage":
+		t.usage = v
+	case "error":
+		t.errv = v
+	case "x_groq":
+		t.xgroq = v
+	case "system_fingerprint":
+		t.fingerprint = v
+	case "service_tier":
+		t.tier = v
+	}
+}
+
+// checkChunk validates a chunk's data and reads its top-level members in
+// the same pass (jsonguard.CheckMembers): the error is Check's.
+func (p *Parser) checkChunk(data []byte, t *chatTop) error {
+	*t = chatTop{}
+	return jsonguard.CheckMembers(data, 0, func(name, v []byte) {
+		key := name[1 : len(name)-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			p.kbuf = jsonguard.AppendString(p.kbuf[:0], name)
+			key = p.kbuf
+		}
+		t.member(key, v)
+	})
+}
+
+// chatChunk handles one Chat Completions chunk whose data was validated
+// (or, from FeedBody, a whole chat.completion object).
 func (p *Parser) chatChunk(f sse.Frame) error {
+	var t chatTop
+	_ = p.checkChunk(f.Data, &t)
+	return p.chatChunkOf(f, &t)
+}
+
+// chatChunkOf handles one chunk, its top-level members read into t.
+func (p *Parser) chatChunkOf(f sse.Frame, t *chatTop) error {
 	c := &p.c
 	if f.Event == "error" {
 		e, _ := errorEvent(f)
@@ -90,51 +145,25 @@ func (p *Parser) chatChunk(f sse.Frame) error {
 	if !p.initDone {
 		// The first chunk names the run before anything is emitted, wherever
 		// its id stands (Azure writes its members in alphabetical order).
-		var id, model []byte
-		o, _ := object(f.Data)
-		for o.next() {
-			switch string(o.key) {
-			case "id":
-				id = o.v()
-			case "model":
-				model = o.v()
-			}
-		}
-		if err := p.initRun(str(id), str(model)); err != nil {
+		if err := p.initRun(str(t.id), str(t.model)); err != nil {
 			return err
 		}
 	}
-	var usage, errv, xgroq []byte
-	hasChoices := false
+	if p.fingerprint == "" && isString(t.fingerprint) {
+		p.fingerprint = str(t.fingerprint)
+	}
+	if p.serviceTier == "" && isString(t.tier) {
+		p.serviceTier = str(t.tier)
+	}
+	usage, errv, xgroq, hasChoices := t.usage, t.errv, t.xgroq, t.hasChoices
 	n := 0
 	var err error
-	o, _ := object(f.Data)
-	for o.next() {
-		switch string(o.key) {
-		case "choices":
-			hasChoices = true
-			a, _ := o.enterArray()
-			for el, ok := a.next(); ok && err == nil; el, ok = a.next() {
-				n++
-				if c, isObj := object(el); isObj {
-					err = p.chatChoice(f, &c)
-					a.consumed(c.end)
-				}
-			}
-			o.leaveArray(&a)
-		case "usage":
-			usage = o.v()
-		case "error":
-			errv = o.v()
-		case "x_groq":
-			xgroq = o.v()
-		case "system_fingerprint":
-			if p.fingerprint == "" && isString(o.v()) {
-				p.fingerprint = str(o.v())
-			}
-		case "service_tier":
-			if p.serviceTier == "" && isString(o.v()) {
-				p.serviceTier = str(o.v())
+	if a, ok := array(t.choices); ok {
+		for el, ok := a.next(); ok && err == nil; el, ok = a.next() {
+			n++
+			if c, isObj := object(el); isObj {
+				err = p.chatChoice(f, &c)
+				a.consumed(c.end)
 			}
 		}
 	}
@@ -305,11 +334,11 @@ func (p *Parser) chatText(ch *cChoice, d []byte) error {
 	if err := p.endReasoning(ch); err != nil {
 		return err
 	}
-	ch.text = append(ch.text, d...)
+	s := apistream.Append(&ch.text, d)
 	if !p.opts.Streaming {
 		return nil
 	}
-	return p.em.Delta(emit.Text, "", ch.msgID, string(d))
+	return p.em.Delta(emit.Text, "", ch.msgID, s)
 }
 
 func (p *Parser) chatReasoning(ch *cChoice, d []byte) error {
@@ -485,8 +514,8 @@ func (p *Parser) closeChoice(ch *cChoice, complete bool) error {
 		}
 		return nil
 	}
-	if len(ch.text) > 0 {
-		it := driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: string(ch.text), Metadata: meta()}
+	if ch.text.Len() > 0 {
+		it := driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: ch.text.String(), Metadata: meta()}
 		if len(ch.annots) > 0 {
 			it.Data = map[string]any{"annotations": ch.annots}
 		}
@@ -585,7 +614,7 @@ func (p *Parser) chatEnd() {
 		}
 		return
 	}
-	p.output = out.text
+	p.output = out.text.String()
 	if p.terminal == nil {
 		p.terminal = out.finishAt
 	}

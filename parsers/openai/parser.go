@@ -135,7 +135,7 @@ type Parser struct {
 	failure  *driver.RunFailure
 	finish   *driver.Finish
 	usage    *driver.Usage
-	output   []byte
+	output   string // the Output, settled at the end of the body
 
 	where        string // what was open when the body ended
 	malformed    int
@@ -143,6 +143,7 @@ type Parser struct {
 	unknown      int
 	done         bool
 	buf          []byte // scratch for unescaping
+	kbuf         []byte // scratch for unescaping member names
 
 	r responsesState
 	c chatState
@@ -206,6 +207,22 @@ func (p *Parser) Feed(f sse.Frame) error {
 	}
 	if isDone(data[i:]) {
 		return p.doneSentinel(f)
+	}
+	// Once the format is known, one pass validates an event and reads its
+	// top-level members.
+	switch {
+	case p.format == Responses && data[i] == '{':
+		var ev rEvent
+		if err := p.checkREvent(f, &ev); err != nil {
+			return p.malformedEvent(f, "invalid JSON: "+err.Error())
+		}
+		return p.responsesEventOf(f, &ev)
+	case p.format == Chat && data[i] == '{':
+		var t chatTop
+		if err := p.checkChunk(data, &t); err != nil {
+			return p.malformedEvent(f, "invalid JSON: "+err.Error())
+		}
+		return p.chatChunkOf(f, &t)
 	}
 	if err := jsonguard.Check(data, 0); err != nil {
 		if data[i] != '{' && data[i] != '[' {
@@ -681,7 +698,7 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 	}
 	p.done = true
 	resp := driver.Response{
-		Output:   string(p.output),
+		Output:   p.output,
 		Provider: p.provider(),
 		Model:    p.model,
 		Metadata: map[string]string{MetaTransport: p.transport()},

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/sse"
 )
 
@@ -66,7 +68,7 @@ type rItem struct {
 	done   bool
 	phase  string
 
-	text        []byte // message output text
+	text        apistream.Span // message output text, a range of the Output
 	refusal     []byte
 	annotations []any
 	seen        []partKey
@@ -101,6 +103,8 @@ type responsesState struct {
 	order   []*rItem
 	last    *rItem
 
+	out apistream.Output // the Output: every message's output text
+
 	lastSeq      int
 	hasSeq       bool
 	doneSeen     bool
@@ -125,52 +129,76 @@ type rEvent struct {
 	annotation, errv, message  []byte
 }
 
+// readREvent reads the members of an event whose data was validated.
 func readREvent(f sse.Frame, ev *rEvent) {
 	*ev = rEvent{}
 	o, _ := object(f.Data)
 	for o.next() {
-		v := o.v()
-		switch string(o.key) {
-		case "type":
-			if isString(v) {
-				ev.typ = internType(v)
-			}
-		case "sequence_number":
-			ev.seq, ev.hasSeq = num(v)
-		case "output_index":
-			ev.outIdx, ev.hasOut = num(v)
-		case "content_index":
-			ev.cIdx, ev.hasC = num(v)
-		case "summary_index":
-			ev.sIdx, ev.hasS = num(v)
-		case "item_id":
-			ev.itemID = v
-		case "delta":
-			ev.delta = v
-		case "text":
-			ev.text = v
-		case "arguments":
-			ev.arguments = v
-		case "input":
-			ev.input = v
-		case "code":
-			ev.code = v
-		case "item":
-			ev.item = v
-		case "response":
-			ev.response = v
-		case "part":
-			ev.part = v
-		case "annotation":
-			ev.annotation = v
-		case "error":
-			ev.errv = v
-		case "message":
-			ev.message = v
-		}
+		ev.member(o.key, o.v())
 	}
 	if ev.typ == "" {
 		ev.typ = f.Event
+	}
+}
+
+// checkREvent validates an event's data and reads its members in the same
+// pass (jsonguard.CheckMembers): the error is Check's.
+func (p *Parser) checkREvent(f sse.Frame, ev *rEvent) error {
+	*ev = rEvent{}
+	err := jsonguard.CheckMembers(f.Data, 0, func(name, v []byte) {
+		key := name[1 : len(name)-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			p.kbuf = jsonguard.AppendString(p.kbuf[:0], name)
+			key = p.kbuf
+		}
+		ev.member(key, v)
+	})
+	if ev.typ == "" {
+		ev.typ = f.Event
+	}
+	return err
+}
+
+// member reads one member of an event: key is its name unescaped, v its
+// value's exact bytes. With duplicate names the last one wins.
+func (ev *rEvent) member(key, v []byte) {
+	switch string(key) {
+	case "type":
+		if isString(v) {
+			ev.typ = internType(v)
+		}
+	case "sequence_number":
+		ev.seq, ev.hasSeq = num(v)
+	case "output_index":
+		ev.outIdx, ev.hasOut = num(v)
+	case "content_index":
+		ev.cIdx, ev.hasC = num(v)
+	case "summary_index":
+		ev.sIdx, ev.hasS = num(v)
+	case "item_id":
+		ev.itemID = v
+	case "delta":
+		ev.delta = v
+	case "text":
+		ev.text = v
+	case "arguments":
+		ev.arguments = v
+	case "input":
+		ev.input = v
+	case "code":
+		ev.code = v
+	case "item":
+		ev.item = v
+	case "response":
+		ev.response = v
+	case "part":
+		ev.part = v
+	case "annotation":
+		ev.annotation = v
+	case "error":
+		ev.errv = v
+	case "message":
+		ev.message = v
 	}
 }
 
@@ -290,11 +318,16 @@ func internType(v []byte) string {
 	return str(v)
 }
 
-// responsesEvent handles one Responses event.
+// responsesEvent handles one Responses event whose data was validated.
 func (p *Parser) responsesEvent(f sse.Frame) error {
-	r := &p.r
 	var ev rEvent
 	readREvent(f, &ev)
+	return p.responsesEventOf(f, &ev)
+}
+
+// responsesEventOf handles one Responses event, read into ev.
+func (p *Parser) responsesEventOf(f sse.Frame, ev *rEvent) error {
+	r := &p.r
 	if ev.hasSeq {
 		r.lastSeq, r.hasSeq = ev.seq, true
 	}
@@ -303,7 +336,7 @@ func (p *Parser) responsesEvent(f sse.Frame) error {
 	}
 	switch ev.typ {
 	case evTextDelta:
-		it := p.itemFor(&ev, kMessage)
+		it := p.itemFor(ev, kMessage)
 		d, ok := strBytes(ev.delta, &p.buf)
 		if !ok {
 			return p.malformedEvent(f, ev.typ+" without a string delta")
@@ -311,7 +344,7 @@ func (p *Parser) responsesEvent(f sse.Frame) error {
 		it.mark('c', ev.cIdx)
 		return p.textDelta(it, d)
 	case evSummaryDelta, evReasoningDelta:
-		it := p.itemFor(&ev, kReasoning)
+		it := p.itemFor(ev, kReasoning)
 		d, ok := strBytes(ev.delta, &p.buf)
 		if !ok {
 			return p.malformedEvent(f, ev.typ+" without a string delta")
@@ -327,7 +360,7 @@ func (p *Parser) responsesEvent(f sse.Frame) error {
 		if ev.typ == evMCPArgsDelta || ev.typ == evCodeDelta {
 			kind = kServer
 		}
-		it := p.itemFor(&ev, kind)
+		it := p.itemFor(ev, kind)
 		d, ok := strBytes(ev.delta, &p.buf)
 		if !ok {
 			return p.malformedEvent(f, ev.typ+" without a string delta")
@@ -335,14 +368,14 @@ func (p *Parser) responsesEvent(f sse.Frame) error {
 		return p.argsDelta(it, d)
 	case evPatchDone, evShellDone:
 		// The complete operation arrives with the item.
-		p.itemFor(&ev, kCall)
+		p.itemFor(ev, kCall)
 		return nil
 	case evArgsDone, evCustomDone, evMCPArgsDone, evCodeDone:
 		kind := kCall
 		if ev.typ == evMCPArgsDone || ev.typ == evCodeDone {
 			kind = kServer
 		}
-		it := p.itemFor(&ev, kind)
+		it := p.itemFor(ev, kind)
 		v := ev.arguments
 		switch ev.typ {
 		case evCustomDone:
@@ -355,19 +388,19 @@ func (p *Parser) responsesEvent(f sse.Frame) error {
 		}
 		return nil
 	case evCreated, evInProgress, evQueued:
-		return p.snapshot(f, &ev)
+		return p.snapshot(f, ev)
 	case evItemAdded:
-		return p.itemAdded(f, &ev)
+		return p.itemAdded(f, ev)
 	case evItemDone:
-		return p.itemDone(f, &ev)
+		return p.itemDone(f, ev)
 	case evPartAdded, evSummaryAdded:
 		// The part's text arrives in deltas (or in its .done event).
-		p.itemFor(&ev, kindOfPartEvent(ev.typ))
+		p.itemFor(ev, kindOfPartEvent(ev.typ))
 		return nil
 	case evPartDone:
-		return p.partDone(&ev)
+		return p.partDone(ev)
 	case evTextDone, evRefusalDone:
-		it := p.itemFor(&ev, kMessage)
+		it := p.itemFor(ev, kMessage)
 		k := byte('c')
 		v := ev.text
 		if ev.typ == evRefusalDone {
@@ -382,7 +415,7 @@ func (p *Parser) responsesEvent(f sse.Frame) error {
 		}
 		return nil
 	case evSummaryTextDone, evReasoningDone, evSummaryDone:
-		it := p.itemFor(&ev, kReasoning)
+		it := p.itemFor(ev, kReasoning)
 		k, idx := byte('s'), ev.sIdx
 		v := ev.text
 		if ev.typ == evReasoningDone {
@@ -397,7 +430,7 @@ func (p *Parser) responsesEvent(f sse.Frame) error {
 		}
 		return nil
 	case evRefusalDelta:
-		it := p.itemFor(&ev, kMessage)
+		it := p.itemFor(ev, kMessage)
 		d, ok := strBytes(ev.delta, &p.buf)
 		if !ok {
 			return p.malformedEvent(f, ev.typ+" without a string delta")
@@ -405,13 +438,13 @@ func (p *Parser) responsesEvent(f sse.Frame) error {
 		it.mark('r', ev.cIdx)
 		return p.refusalDelta(it, d)
 	case evAnnotation:
-		it := p.itemFor(&ev, kMessage)
+		it := p.itemFor(ev, kMessage)
 		if a := rawValue(ev.annotation); a != nil {
 			it.annotations = append(it.annotations, a)
 		}
 		return p.em.Custom(p.provider(), ev.typ, driver.StreamPayload{MessageID: it.wire, Raw: rawMap(f.Data)})
 	case evCompleted, evIncomplete, evFailed:
-		return p.terminalEvent(f, &ev)
+		return p.terminalEvent(f, ev)
 	case evError:
 		e, ok := errorEvent(f)
 		if !ok {
@@ -526,17 +559,16 @@ func (p *Parser) textDelta(it *rItem, d []byte) error {
 	if len(d) == 0 {
 		return nil
 	}
-	p.output = append(p.output, d...)
-	it.text = append(it.text, d...)
+	s := p.r.out.Append(&it.text, d)
 	if !p.opts.Streaming {
 		return nil
 	}
 	if it.open {
 		// A reasoning lifecycle of this item is open (a proxy that mixes
 		// kinds): never interleave under one id.
-		return p.em.Delta(emit.Text, "", it.wire+":text", string(d))
+		return p.em.Delta(emit.Text, "", it.wire+":text", s)
 	}
-	return p.em.Delta(emit.Text, "", it.wire, string(d))
+	return p.em.Delta(emit.Text, "", it.wire, s)
 }
 
 func (p *Parser) refusalDelta(it *rItem, d []byte) error {
@@ -900,8 +932,8 @@ func (p *Parser) closeItem(it *rItem, fi itemFields, raw []byte) error {
 		if err := p.em.Close(emit.Text, "", it.wire+":text", nil); err != nil {
 			return err
 		}
-		if len(it.text) > 0 {
-			item := driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: string(it.text)}
+		if text := p.r.out.Text(&it.text); text != "" {
+			item := driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: text}
 			if it.phase != "" {
 				item.Metadata = map[string]string{"phase": it.phase}
 			}
@@ -1201,6 +1233,7 @@ func (p *Parser) responseDocument(f sse.Frame) error {
 // their text and arguments as far as they arrived (a call cut inside its
 // arguments is kept with the raw string, flagged).
 func (p *Parser) responsesEnd() {
+	p.output = p.r.out.String()
 	p.where = p.r.openWhere()
 	for _, it := range p.r.order {
 		if !it.done {
