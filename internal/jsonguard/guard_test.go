@@ -313,6 +313,30 @@ func TestUnmarshalExactSize(t *testing.T) {
 	}
 }
 
+// TestAny: a field of type Any holds what Unmarshal gives an interface{},
+// decoded with its struct, and a value that does not fit a float64 (or
+// null) leaves it nil without failing the struct.
+func TestAny(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want any
+	}{
+		{`{"v":{"a":[1,"x",null,true]},"n":2}`, map[string]any{"a": []any{1.0, "x", nil, true}}},
+		{`{"v":"\u00e9","n":2}`, "\u00e9"},
+		{`{"v":null,"n":2}`, nil},
+		{`{"v":{"big":1e999},"n":2}`, nil},
+		{`{"n":2}`, nil},
+	} {
+		var s struct {
+			V Any `json:"v"`
+			N int `json:"n"`
+		}
+		if err := Unmarshal([]byte(tc.in), &s, 0); err != nil || s.N != 2 || !reflect.DeepEqual(s.V.V, tc.want) {
+			t.Errorf("%s: V = %#v, N = %d, %v; want %#v, 2, nil", tc.in, s.V.V, s.N, err, tc.want)
+		}
+	}
+}
+
 func TestAppendString(t *testing.T) {
 	ins := []string{`""`, `"a"`, `"\u00e9\n\"x\\\/\b\f\r\t"`, `"\uD83D\uDE00"`, `"\uD83D"`, `"\uDE00x"`, "\"\xff\xfe\"", `"caf\u00e9 \u003c"`, `"日本"`}
 	for _, c := range checkTests {

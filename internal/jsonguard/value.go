@@ -199,3 +199,26 @@ func fits(num []byte) bool {
 	_, err := strconv.ParseFloat(string(num), 64)
 	return err == nil
 }
+
+// Any is a JSON value decoded, as part of the struct that holds it, into
+// the Go values [Unmarshal] gives a nil interface{}: map[string]any at its
+// exact size, []any, string, float64, bool or nil. A field of type Any
+// costs no second decode of its bytes, as a json.RawMessage decoded
+// afterwards does, and no copy of them.
+//
+// A value that cannot be decoded (a number float64 cannot hold, 1e999)
+// leaves V nil and does not fail the enclosing decode; neither does null.
+type Any struct{ V any }
+
+// UnmarshalJSON sets a.V from b, one complete JSON value as the decoder
+// hands it over. It never returns an error.
+func (a *Any) UnmarshalJSON(b []byte) error {
+	a.V = nil
+	if Check(b, 0) != nil {
+		return nil
+	}
+	if v, err := decodeAny(b); err == nil {
+		a.V = v
+	}
+	return nil
+}

@@ -133,6 +133,39 @@ func TestMessageTypes(t *testing.T) {
 				t.Errorf("Failure %+v Finish %+v", r.Response.Failure, r.Response.Finish)
 			}
 		}},
+		{"a bad block costs only itself", Options{}, Outcome{}, []string{initL(),
+			asstL("", "m1", `{"type":"text","text":5},`+textB("Hi")+`,{"type":"image","source":{"n":1}}`), okL("Hi")}, func(t *testing.T, r run) {
+			wantKinds(t, itemKinds(r), "init", "system:malformed", "assistant", "system:block.image", "result")
+			if it := r.Items[1]; !strings.HasPrefix(it.Text, "content block: ") {
+				t.Errorf("malformed item %+v", it)
+			}
+			if d, _ := r.Items[3].Data["source"].(map[string]any); d["n"] != 1.0 {
+				t.Errorf("image block Data %+v", r.Items[3].Data)
+			}
+		}},
+		{"envelope decoded with the line: the session id is checked", Options{}, Outcome{}, []string{initL(),
+			strings.Replace(asstL("", "m1", textB("Hi")), sid, "other", 1), okL("Hi")}, func(t *testing.T, r run) {
+			wantKinds(t, itemKinds(r), "init", "system:malformed", "assistant", "result")
+			if !strings.Contains(r.Items[1].Text, `session_id changed from "`+sid+`" to "other"`) {
+				t.Errorf("malformed item %+v", r.Items[1])
+			}
+		}},
+		{"tool result contents", Options{}, Outcome{}, []string{initL(), asstL("", "m1", toolB("t1", "Bash", `{"command":"ls"}`)),
+			`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]}]}` + env(""),
+			asstL("", "m2", toolB("t2", "Bash", `{"command":"ls"}`)),
+			`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":{"x":[1]}}]}` + env(""),
+			okL("Hi")}, func(t *testing.T, r run) {
+			var results []map[string]any
+			for _, p := range r.Payloads {
+				if p.Kind == driver.StreamToolCallResult {
+					results = append(results, p.Result)
+				}
+			}
+			if len(results) != 2 || results[0]["content"] != "a\nb" || len(results[0]["blocks"].([]any)) != 3 ||
+				results[1]["content"] != "" || results[1]["content_raw"].(map[string]any)["x"].([]any)[0] != 1.0 {
+				t.Errorf("results %+v", results)
+			}
+		}},
 		{"no finish without stop_reason", Options{}, Outcome{}, []string{initL(), okL("Hi")}, func(t *testing.T, r run) {
 			if r.Response.Finish != nil {
 				t.Errorf("Finish %+v", r.Response.Finish)

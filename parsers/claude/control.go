@@ -2,13 +2,12 @@ package claude
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"strings"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/jsonguard"
-	segjson "github.com/segmentio/encoding/json"
+	json "github.com/segmentio/encoding/json"
 )
 
 // The control protocol (--input-format stream-json). Both sides write
@@ -104,27 +103,34 @@ func DecodeControlRequest(line []byte) (*ControlRequest, error) {
 }
 
 func decodeRequest(id string, req json.RawMessage) (*ControlRequest, error) {
-	var head struct {
-		Subtype string `json:"subtype"`
-	}
 	if len(req) == 0 || req[0] != '{' {
 		return nil, errors.New("claude: control_request without a request object")
 	}
-	if err := segjson.Unmarshal(req, &head); err != nil {
-		return nil, err
+	// The subtype picks the one typed decode of the request. Peek finds it
+	// without decoding; only a request whose subtype is absent or not a
+	// string (or written with other letter case) is decoded for it.
+	sub, ok := jsonguard.PeekString(req, "subtype", nil)
+	if !ok {
+		var head struct {
+			Subtype string `json:"subtype"`
+		}
+		if err := json.Unmarshal(req, &head); err != nil {
+			return nil, err
+		}
+		sub = []byte(head.Subtype)
 	}
-	cr := &ControlRequest{RequestID: id, Subtype: head.Subtype, Request: req}
+	cr := &ControlRequest{RequestID: id, Subtype: string(sub), Request: req}
 	var err error
-	switch head.Subtype {
+	switch cr.Subtype {
 	case SubtypeCanUseTool:
 		cr.Permission = new(PermissionRequest)
-		err = segjson.Unmarshal(req, cr.Permission)
+		err = json.Unmarshal(req, cr.Permission)
 	case SubtypeHookCallback:
 		cr.Hook = new(HookCallbackRequest)
-		err = segjson.Unmarshal(req, cr.Hook)
+		err = json.Unmarshal(req, cr.Hook)
 	case SubtypeMCPMessage:
 		cr.MCP = new(MCPMessageRequest)
-		err = segjson.Unmarshal(req, cr.MCP)
+		err = json.Unmarshal(req, cr.MCP)
 	}
 	if err != nil {
 		return nil, err
@@ -210,11 +216,11 @@ func (r *ControlRequest) DecisionRequest() driver.DecisionRequest {
 		var in struct {
 			Plan string `json:"plan"`
 		}
-		_ = segjson.Unmarshal(pr.Input, &in)
+		_ = json.Unmarshal(pr.Input, &in)
 		dr.Prompt = in.Plan
 	case driver.HumanDecisionQuestion:
 		var in questionInput
-		_ = segjson.Unmarshal(pr.Input, &in)
+		_ = json.Unmarshal(pr.Input, &in)
 		if len(in.Questions) > 0 {
 			q := in.Questions[0]
 			dr.Prompt = q.Question
@@ -278,7 +284,7 @@ func (r *ControlRequest) Answer(res driver.DecisionResponse) ([]byte, error) {
 			for k, v := range res.Answer {
 				m[k] = v
 			}
-			b, err := segjson.Append(nil, m, segjson.SortMapKeys)
+			b, err := json.Append(nil, m, json.SortMapKeys)
 			if err != nil {
 				return nil, err
 			}
@@ -313,7 +319,7 @@ type userMessageLine struct {
 //
 // sessionID may be empty: the CLI's own id is authoritative.
 func EncodeUserMessage(sessionID, text string) []byte {
-	c, _ := segjson.Append(nil, text, 0) // a string always encodes
+	c, _ := json.Append(nil, text, 0) // a string always encodes
 	b, _ := EncodeUserContent(sessionID, c)
 	return b
 }
@@ -440,7 +446,7 @@ func EncodeInitialize(requestID string, hooks json.RawMessage) ([]byte, error) {
 // marshalLine encodes v as one line: keys in struct order (maps sorted),
 // no HTML escaping ("&&" stays "&&", as the CLI and the SDKs write it).
 func marshalLine(v any) ([]byte, error) {
-	b, err := segjson.Append(nil, v, segjson.SortMapKeys)
+	b, err := json.Append(nil, v, json.SortMapKeys)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package claude
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -80,9 +79,9 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 		if p.success && r.Result != nil {
 			resp.Output = *r.Result
 		}
-		if s := bytes.TrimSpace(r.Structured); p.success && len(s) > 0 && string(s) != "null" {
+		if s := r.Structured; p.success && s.raw != nil {
 			resp.StructuredOutput = &driver.StructuredOutput{Format: "json", Source: driver.StructuredOutputNative,
-				RawJSON: json.RawMessage(s), Value: decodeAny(s), Valid: true}
+				RawJSON: s.raw, Value: s.v, Valid: true}
 		}
 	}
 	if resp.Usage == nil {
@@ -183,7 +182,7 @@ func resultMessage(r *resultLine) string {
 	// Blank entries say nothing (errors [""] was found by FuzzParser: it
 	// made a Failure without a message).
 	var errs []string
-	for _, e := range stringList(r.Errors) {
+	for _, e := range stringList(r.Errors.v) {
 		if strings.TrimSpace(e) != "" {
 			errs = append(errs, e)
 		}

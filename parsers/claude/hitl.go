@@ -3,7 +3,7 @@ package claude
 import (
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/ndjson"
-	segjson "github.com/segmentio/encoding/json"
+	json "github.com/segmentio/encoding/json"
 )
 
 // controlRequest handles a control_request the CLI wrote: it becomes a
@@ -168,7 +168,7 @@ func (p *Parser) FeedInput(f ndjson.Frame) error {
 			Behavior string `json:"behavior"`
 			Message  string `json:"message"`
 		}
-		_ = segjson.Unmarshal(l.Response.Response, &body)
+		_ = json.Unmarshal(l.Response.Response, &body)
 		switch body.Behavior {
 		case "allow":
 			res.Result = driver.DecisionApproved

@@ -2,13 +2,11 @@ package claude
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/emit"
-	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/ndjson"
 )
 
@@ -38,8 +36,12 @@ func (p *Parser) system(f ndjson.Frame) error {
 		return p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptInit, Model: l.Model,
 			SessionID: string(sid), Metadata: meta}, l.ParentToolUseID))
 	}
-	raw := rawLine(f)
 	text, audit := systemText(&l)
+	var raw map[string]any
+	if audit || p.opts.Streaming {
+		// The item's Data and the payload's Raw: the line whole.
+		raw = rawLine(f)
+	}
 	if audit {
 		if err := p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptSystem, Subtype: l.Subtype,
 			Text: text, ToolUseID: l.ToolUseID, Data: raw}, l.ParentToolUseID)); err != nil {
@@ -80,7 +82,7 @@ func systemText(l *systemLine) (string, bool) {
 		if st := bytes.TrimSpace(l.ErrorStatus); len(st) > 0 && string(st) != "null" {
 			s += " after HTTP " + string(st)
 		}
-		if e := jsonString(l.Error); e != "" {
+		if e := l.Error.v; e != "" {
 			s += " (" + e + ")"
 		}
 		return s + ", waiting " + strconv.FormatFloat(l.RetryDelayMS, 'f', -1, 64) + " ms", true
@@ -95,18 +97,6 @@ func systemText(l *systemLine) (string, bool) {
 		}
 	}
 	return s, true
-}
-
-// jsonString returns raw as a string when it is a JSON string.
-func jsonString(raw json.RawMessage) string {
-	if len(raw) == 0 || raw[0] != '"' {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
 }
 
 func (p *Parser) rateLimit(f ndjson.Frame) error {
@@ -156,10 +146,15 @@ func (p *Parser) assistant(f ndjson.Frame) error {
 	if err := f.Decode(&l); err != nil {
 		return p.decodeErr(f, err)
 	}
+	return p.assistantDecoded(f, &l)
+}
+
+// assistantDecoded handles a decoded assistant line.
+func (p *Parser) assistantDecoded(f ndjson.Frame, l *assistantLine) error {
 	scope := l.ParentToolUseID
 	m := &l.Message
-	if e := jsonString(l.Error); e != "" || l.IsAPIErrorMessage {
-		return p.apiErrorMessage(&l, m.Content, e)
+	if e := l.Error.v; e != "" || l.IsAPIErrorMessage {
+		return p.apiErrorMessage(l, m.Content, e)
 	}
 	id := m.ID
 	if id == "" {
@@ -182,18 +177,19 @@ func (p *Parser) assistant(f ndjson.Frame) error {
 		// for it later are ignored rather than emitted twice.
 		sm = p.newMessage(k, true)
 	}
-	for _, raw := range m.Content {
-		var b contentBlock
-		if err := jsonguard.Unmarshal(raw, &b, 0); err != nil {
-			if err := p.bad(f, "content block: "+err.Error()); err != nil {
+	for i := range m.Content {
+		lb := &m.Content[i]
+		if lb.err != nil {
+			if err := p.bad(f, "content block: "+lb.err.Error()); err != nil {
 				return err
 			}
 			continue
 		}
+		b := &lb.contentBlock
 		if p.opts.Unpaired != nil && b.Type == "tool_use" && b.ID != "" {
 			p.pairRec(pairRec{kind: pairToolUse, scope: scope, id: b.ID, off: f.Offset, line: f.Line})
 		}
-		if err := p.snapshotBlock(scope, sm, m.Model, &b, raw); err != nil {
+		if err := p.snapshotBlock(scope, sm, m.Model, b, lb.raw); err != nil {
 			return err
 		}
 	}
@@ -204,7 +200,7 @@ func (p *Parser) assistant(f ndjson.Frame) error {
 // always yields the transcript item (the snapshot is authoritative); it
 // drives the stream only for blocks that were not streamed by
 // stream_event lines.
-func (p *Parser) snapshotBlock(scope string, m *message, model string, b *contentBlock, raw json.RawMessage) error {
+func (p *Parser) snapshotBlock(scope string, m *message, model string, b *contentBlock, raw []byte) error {
 	ord := p.snapOrd[m.key]
 	p.snapOrd[m.key] = ord + 1
 	var sb *block
@@ -223,7 +219,7 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 			return nil
 		}
 		it := driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: b.Text, Model: model, Metadata: meta}
-		if c := decodeAny(b.Citations); c != nil {
+		if c := b.Citations.V; c != nil {
 			it.Data = map[string]any{"citations": c}
 		}
 		if err := p.em.Item(p.scoped(it, scope)); err != nil {
@@ -270,7 +266,7 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 		if _, ok := p.toolScope[tid]; !ok {
 			p.toolScope[tid] = scope
 		}
-		input := decodeAny(b.Input)
+		input := b.Input.V
 		if b.Type != "tool_use" {
 			meta["block_type"] = b.Type
 		}
@@ -316,8 +312,10 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 	return nil
 }
 
-// unknownBlock keeps a content block of a type this parser does not map.
-func (p *Parser) unknownBlock(scope, msgID, typ string, raw json.RawMessage) error {
+// unknownBlock keeps a content block of a type this parser does not map:
+// raw, the block's bytes, is decoded whole for its Data and Raw (its typed
+// decode found only its type).
+func (p *Parser) unknownBlock(scope, msgID, typ string, raw []byte) error {
 	v, _ := decodeAny(raw).(map[string]any)
 	p.custom++
 	if typ == "" {
@@ -333,11 +331,10 @@ func (p *Parser) unknownBlock(scope, msgID, typ string, raw json.RawMessage) err
 // apiErrorMessage handles the synthetic assistant message the CLI writes
 // for a failed API call (error set, model "<synthetic>", text "API Error:
 // ..."): a failure item, never assistant text.
-func (p *Parser) apiErrorMessage(l *assistantLine, content []json.RawMessage, code string) error {
+func (p *Parser) apiErrorMessage(l *assistantLine, content []lineBlock, code string) error {
 	var text []string
-	for _, raw := range content {
-		var b contentBlock
-		if jsonguard.Unmarshal(raw, &b, 0) == nil && b.Type == "text" && b.Text != "" {
+	for _, b := range content {
+		if b.err == nil && b.Type == "text" && b.Text != "" {
 			text = append(text, b.Text)
 		}
 	}
@@ -368,40 +365,17 @@ func (p *Parser) apiErrorMessage(l *assistantLine, content []json.RawMessage, co
 // toolResult flattens a tool_result's content (a string, or blocks whose
 // text parts are joined by newlines) and builds the stream Result.
 func toolResult(b *contentBlock) (string, map[string]any) {
-	var text string
-	res := map[string]any{"is_error": b.IsError}
-	c := bytes.TrimSpace(b.Content)
-	switch {
-	case len(c) == 0 || string(c) == "null":
-	case c[0] == '"':
-		text = jsonString(c)
-	case c[0] == '[':
-		var blocks []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+	c := &b.Content
+	res := map[string]any{"is_error": b.IsError, "content": c.text}
+	switch c.kind {
+	case contentBlocks:
+		if c.other > 0 || b.Type != "tool_result" {
+			res["blocks"] = c.value
 		}
-		if json.Unmarshal(c, &blocks) == nil {
-			var parts []string
-			other := 0
-			for _, x := range blocks {
-				if x.Type == "text" {
-					parts = append(parts, x.Text)
-				} else {
-					other++
-				}
-			}
-			text = strings.Join(parts, "\n")
-			if other > 0 || b.Type != "tool_result" {
-				res["blocks"] = decodeAny(c)
-			}
-		} else {
-			res["content_raw"] = decodeAny(c)
-		}
-	default:
-		res["content_raw"] = decodeAny(c)
+	case contentRaw:
+		res["content_raw"] = c.value
 	}
-	res["content"] = text
-	return text, res
+	return c.text, res
 }
 
 func (p *Parser) toolResultPayload(scope, toolID string, res map[string]any) error {
@@ -417,6 +391,11 @@ func (p *Parser) user(f ndjson.Frame) error {
 	if err := f.Decode(&l); err != nil {
 		return p.decodeErr(f, err)
 	}
+	return p.userDecoded(f, &l)
+}
+
+// userDecoded handles a decoded user line.
+func (p *Parser) userDecoded(f ndjson.Frame, l *userLine) error {
 	scope := l.ParentToolUseID
 	var meta map[string]string
 	if l.IsSynthetic || l.IsReplay {
@@ -428,30 +407,28 @@ func (p *Parser) user(f ndjson.Frame) error {
 			meta["replay"] = "true"
 		}
 	}
-	c := bytes.TrimSpace(l.Message.Content)
-	switch {
-	case len(c) == 0 || string(c) == "null":
+	c := &l.Message.Content
+	switch c.kind {
+	case contentNone:
 		return nil
-	case c[0] == '"':
-		if s := jsonString(c); s != "" {
-			return p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptUser, Text: s, Metadata: meta}, scope))
+	case contentString:
+		if c.text != "" {
+			return p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptUser, Text: c.text, Metadata: meta}, scope))
 		}
 		return nil
-	case c[0] != '[':
+	case contentRaw:
 		return p.bad(f, "user message content is neither a string nor an array")
 	}
-	var blocks []json.RawMessage
-	if err := json.Unmarshal(c, &blocks); err != nil {
-		return p.bad(f, "user message content: "+err.Error())
-	}
-	for _, raw := range blocks {
-		var b contentBlock
-		if err := jsonguard.Unmarshal(raw, &b, 0); err != nil {
-			if err := p.bad(f, "user content block: "+err.Error()); err != nil {
+	for i := range c.blocks {
+		lb := &c.blocks[i]
+		if lb.err != nil {
+			if err := p.bad(f, "user content block: "+lb.err.Error()); err != nil {
 				return err
 			}
 			continue
 		}
+		b := &lb.contentBlock
+		raw := lb.raw
 		if p.opts.Unpaired != nil && b.Type == "tool_result" && b.ToolUseID != "" {
 			p.pairResult(b.ToolUseID)
 		}
@@ -462,7 +439,7 @@ func (p *Parser) user(f ndjson.Frame) error {
 				err = p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptUser, Text: b.Text, Metadata: meta}, scope))
 			}
 		case isResult(b.Type) && b.ToolUseID != "":
-			text, res := toolResult(&b)
+			text, res := toolResult(b)
 			err = p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptToolResult, ToolUseID: b.ToolUseID,
 				Text: text, IsError: b.IsError}, scope))
 			if err == nil {

@@ -2,7 +2,6 @@ package claude
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/ndjson"
+	json "github.com/segmentio/encoding/json"
 )
 
 // Outcome is [driver.Outcome], the process outcome given to
@@ -154,8 +154,14 @@ type Parser struct {
 	msgUsage  map[string]apiUsage
 	usageKeys []string
 
-	// sl is the reused decode target of stream_event lines.
+	// sl, al and ul are the reused decode targets of the fast paths
+	// (stream_event, assistant and user lines). al and ul keep the room
+	// of their content blocks from line to line (the decoder starts a
+	// slice at 10 elements, 3 KB of lineBlocks); nothing keeps a pointer
+	// into it after Feed returns.
 	sl streamLine
+	al assistantFast
+	ul userFast
 
 	// pending CLI control requests, by id and in arrival order.
 	pending      map[string]*ControlRequest
@@ -227,11 +233,17 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	if i == len(data) || data[i] != '{' {
 		return p.nonJSON(f)
 	}
-	if bytes.HasPrefix(data, streamPrefix) {
-		// The fast path of the line type that comes once per token: decode
-		// first, and trust the decoded type only when it is the line's one
-		// and only "type" member, which is then what Frame.Type returns.
-		// Anything else takes the general path below.
+	// The fast paths of the line types that make a stream: decode first,
+	// the envelope (type, session_id) with the line, and trust the decoded
+	// type only when it is the line's one and only "type" member, which is
+	// then what Frame.Type returns. So the line is decoded once and not
+	// scanned for its type and session id beforehand. Anything else
+	// (other types, other member orders, a line that does not decode)
+	// takes the general path below.
+	switch {
+	case bytes.HasPrefix(data, streamPrefix):
+		// Once per token with partial messages; it checks its session id
+		// itself.
 		l := &p.sl
 		*l = streamLine{}
 		if f.Decode(l) == nil && l.Type.n == 1 && l.Type.v == "stream_event" {
@@ -239,6 +251,28 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 				p.pairLine("stream_event", false, f.Offset, f.Line)
 			}
 			return p.streamDecoded(f, l)
+		}
+	case bytes.HasPrefix(data, assistantPrefix):
+		l := &p.al
+		blocks := l.Message.Content[:0] // the decoder reuses its room
+		*l = assistantFast{}
+		l.Message.Content = blocks
+		if f.Decode(l) == nil && l.Type.n == 1 && l.Type.v == "assistant" {
+			if err := p.fastEnvelope(f, "assistant", &l.SessionID); err != nil {
+				return err
+			}
+			return p.assistantDecoded(f, &l.assistantLine)
+		}
+	case bytes.HasPrefix(data, userPrefix):
+		l := &p.ul
+		blocks := l.Message.Content.blocks[:0]
+		*l = userFast{}
+		l.Message.Content.blocks = blocks
+		if f.Decode(l) == nil && l.Type.n == 1 && l.Type.v == "user" {
+			if err := p.fastEnvelope(f, "user", &l.SessionID); err != nil {
+				return err
+			}
+			return p.userDecoded(f, &l.userLine)
 		}
 	}
 	typ, ok := f.Type()
@@ -287,7 +321,23 @@ var handlers = map[string]func(*Parser, ndjson.Frame) error{
 	"transcript_mirror": func(p *Parser, f ndjson.Frame) error { return p.customLine(f, "transcript_mirror", false) },
 }
 
-var streamPrefix = []byte(`{"type":"stream_event"`)
+var (
+	streamPrefix    = []byte(`{"type":"stream_event"`)
+	assistantPrefix = []byte(`{"type":"assistant"`)
+	userPrefix      = []byte(`{"type":"user"`)
+)
+
+// fastEnvelope does for a line decoded on a fast path what the general
+// path does before its handler: the pairing rules and the session check.
+func (p *Parser) fastEnvelope(f ndjson.Frame, typ string, sid *idField) error {
+	if p.opts.Unpaired != nil {
+		p.pairLine(typ, false, f.Offset, f.Line)
+	}
+	if sid.n != 0 {
+		return p.session(f, sid.bytes())
+	}
+	return nil
+}
 
 // session checks the session id a line announced.
 func (p *Parser) session(f ndjson.Frame, sid []byte) error {

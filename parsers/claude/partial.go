@@ -239,7 +239,7 @@ func (p *Parser) blockStart(f ndjson.Frame, scope string, ev *sseEvent) error {
 			return p.em.Err()
 		}
 		var args map[string]any
-		if in, ok := decodeAny(cb.Input).(map[string]any); ok && len(in) > 0 {
+		if in, ok := cb.Input.V.(map[string]any); ok && len(in) > 0 {
 			args = in // already complete: no argument deltas will show
 		}
 		b.opened = true

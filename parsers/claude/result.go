@@ -2,7 +2,6 @@ package claude
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/agentwire/agentwire/driver"
@@ -45,7 +44,7 @@ func resultItem(l *resultLine) driver.TranscriptItem {
 	if l.Usage != nil {
 		it.Usage = normUsage(*l.Usage)
 	}
-	it.Errors = stringList(l.Errors)
+	it.Errors = stringList(l.Errors.v)
 	meta := map[string]string{}
 	if l.TerminalReason != "" {
 		meta["terminal_reason"] = l.TerminalReason
@@ -64,16 +63,14 @@ func resultItem(l *resultLine) driver.TranscriptItem {
 	meta["duration_api_ms"] = strconv.FormatInt(l.DurationAPIMS, 10)
 	it.Metadata = meta
 	data := map[string]any{}
-	var mu map[string]ModelUsage
-	if len(l.ModelUsage) > 0 && json.Unmarshal(l.ModelUsage, &mu) == nil && len(mu) > 0 {
+	if mu := l.ModelUsage.v; len(mu) > 0 {
 		data["model_usage"] = mu
 	}
-	var den []PermissionDenial
-	if len(l.Denials) > 0 && json.Unmarshal(l.Denials, &den) == nil && len(den) > 0 {
+	if den := l.Denials.v; len(den) > 0 {
 		data["permission_denials"] = den
 	}
-	if s := bytes.TrimSpace(l.Structured); len(s) > 0 && string(s) != "null" {
-		data["structured_output"] = json.RawMessage(s)
+	if s := l.Structured.raw; s != nil {
+		data["structured_output"] = s
 	}
 	if len(data) > 0 {
 		it.Data = data
@@ -81,23 +78,15 @@ func resultItem(l *resultLine) driver.TranscriptItem {
 	return it
 }
 
-// stringList decodes result.errors: strings are kept, any other element is
-// kept as its JSON text.
-func stringList(raw json.RawMessage) []string {
-	var elems []json.RawMessage
-	if len(raw) == 0 || json.Unmarshal(raw, &elems) != nil {
+// stringList is result.errors as strings (errorText: a string's value,
+// any other element's JSON text); nil when empty.
+func stringList(elems []errorText) []string {
+	if len(elems) == 0 {
 		return nil
 	}
-	out := make([]string, 0, len(elems))
-	for _, e := range elems {
-		if s := jsonString(e); s != "" || (len(e) > 0 && e[0] == '"') {
-			out = append(out, s)
-		} else {
-			out = append(out, string(e))
-		}
-	}
-	if len(out) == 0 {
-		return nil
+	out := make([]string, len(elems))
+	for i, e := range elems {
+		out[i] = string(e)
 	}
 	return out
 }

@@ -2,16 +2,26 @@ package claude
 
 import (
 	"bytes"
-	"encoding/json"
+	"strings"
 
-	segjson "github.com/segmentio/encoding/json"
+	"github.com/agentwire/agentwire/internal/jsonguard"
+	json "github.com/segmentio/encoding/json"
 )
 
+// The UnmarshalJSON methods of this file run only inside a decode that
+// the depth guard admitted (ndjson.Frame.Decode, jsonguard.Unmarshal), on
+// a complete value the decoder has checked: they call segmentio directly.
+//
 // This file holds the typed wire shapes the parser decodes, one struct per
-// message type, each decoded once with ndjson.Frame.Decode after the
-// discriminator was peeked. Fields whose type has drifted between CLI
-// versions, or that are only passed through, stay json.RawMessage so that a
-// new shape in a secondary field never costs the line.
+// message type, each decoded once with ndjson.Frame.Decode (segmentio,
+// behind the depth guard: the one JSON library of this package). Nothing
+// decoded is decoded again: message content blocks, tool inputs and tool
+// results are decoded with their line (lineBlock, jsonguard.Any,
+// toolContent, lenient) instead of being kept as json.RawMessage and
+// decoded afterwards. Fields whose type has drifted between CLI versions
+// are lenient, so that a new shape in a secondary field never costs the
+// line. Only what is passed through whole (a custom payload's Raw, an
+// unmapped block's Data) is built from the line's bytes, when it is kept.
 
 // apiUsage is the snake_case Anthropic usage object of message.usage,
 // message_start/message_delta usage and result.usage.
@@ -27,31 +37,216 @@ type apiUsage struct {
 type contentBlock struct {
 	Type string `json:"type"`
 	// text
-	Text      string          `json:"text"`
-	Citations json.RawMessage `json:"citations"`
+	Text      string        `json:"text"`
+	Citations jsonguard.Any `json:"citations"`
 	// thinking, redacted_thinking
 	Thinking  string `json:"thinking"`
 	Signature string `json:"signature"`
 	Data      string `json:"data"`
 	// tool_use, server_tool_use, mcp_tool_use
-	ID         string          `json:"id"`
-	Name       string          `json:"name"`
-	Input      json.RawMessage `json:"input"`
-	ServerName string          `json:"server_name"`
+	ID         string        `json:"id"`
+	Name       string        `json:"name"`
+	Input      jsonguard.Any `json:"input"`
+	ServerName string        `json:"server_name"`
 	// tool_result and the server *_tool_result blocks
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
+	ToolUseID string      `json:"tool_use_id"`
+	Content   toolContent `json:"content"`
+	IsError   bool        `json:"is_error"`
+}
+
+// lineBlock is one element of an assistant or user message's content,
+// decoded with its line. A block that does not fit contentBlock does not
+// cost the line's other blocks: err says why, and the parser reports that
+// block alone. raw is the block's bytes, aliasing the frame (valid during
+// Feed only): an unmapped block is kept whole from them.
+type lineBlock struct {
+	contentBlock
+	raw []byte
+	err error
+}
+
+func (b *lineBlock) UnmarshalJSON(data []byte) error {
+	*b = lineBlock{raw: data}
+	b.err = jsonguard.Unmarshal(data, &b.contentBlock, 0)
+	return nil
+}
+
+// toolContent is the content of a tool_result block, decoded with it: a
+// string, or an array of blocks whose text parts are joined by newlines,
+// or anything else, kept whole.
+type toolContent struct {
+	kind contentKind
+	text string
+	// value is the decoded array (kind contentBlocks) or other value
+	// (contentRaw; nil when it does not decode).
+	value any
+	// other counts the array's blocks that are not text.
+	other int
+}
+
+type contentKind uint8
+
+const (
+	contentNone   contentKind = iota // absent or null
+	contentString                    // text
+	contentBlocks                    // an array of blocks: text and other
+	contentRaw                       // value, kept whole
+)
+
+func (c *toolContent) UnmarshalJSON(b []byte) error {
+	*c = toolContent{}
+	switch {
+	case string(b) == "null":
+	case b[0] == '"':
+		c.kind = contentString
+		_ = json.Unmarshal(b, &c.text)
+	default:
+		var a jsonguard.Any
+		_ = a.UnmarshalJSON(b)
+		c.kind, c.value = contentRaw, a.V
+		if elems, ok := a.V.([]any); ok {
+			c.text, c.other, ok = textBlocks(elems)
+			if ok {
+				c.kind = contentBlocks
+			} else {
+				c.text = ""
+			}
+		}
+	}
+	return nil
+}
+
+// textBlocks joins the text of the text blocks in elems by newlines and
+// counts the others. ok is false when an element is not an object (null
+// counts as a block without type) or its type or text is not a string.
+func textBlocks(elems []any) (text string, other int, ok bool) {
+	var parts []string
+	for _, e := range elems {
+		if e == nil {
+			other++
+			continue
+		}
+		m, isObj := e.(map[string]any)
+		if !isObj {
+			return "", 0, false
+		}
+		typ, ok1 := optionalString(m["type"])
+		txt, ok2 := optionalString(m["text"])
+		if !ok1 || !ok2 {
+			return "", 0, false
+		}
+		if typ == "text" {
+			parts = append(parts, txt)
+		} else {
+			other++
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return "", other, true
+	case 1:
+		return parts[0], other, true
+	}
+	return strings.Join(parts, "\n"), other, true
+}
+
+// optionalString is v when it is a string; absent and null are "", ok; any
+// other value is not ok.
+func optionalString(v any) (string, bool) {
+	switch s := v.(type) {
+	case nil:
+		return "", true
+	case string:
+		return s, true
+	}
+	return "", false
+}
+
+// userContent is message.content of a user line, decoded with it: a
+// string or an array of blocks.
+type userContent struct {
+	kind   contentKind // contentString, contentBlocks, contentRaw (neither)
+	text   string
+	blocks []lineBlock
+}
+
+func (c *userContent) UnmarshalJSON(b []byte) error {
+	*c = userContent{blocks: c.blocks[:0]} // the room a reused line kept
+	switch {
+	case string(b) == "null":
+		return nil
+	case b[0] == '"':
+		c.kind = contentString
+		return json.Unmarshal(b, &c.text)
+	case b[0] == '[':
+		c.kind = contentBlocks
+		return json.Unmarshal(b, &c.blocks)
+	}
+	c.kind = contentRaw
+	return nil
+}
+
+// errorText is an element of result.errors: a string's value, or any
+// other value's JSON text.
+type errorText string
+
+func (e *errorText) UnmarshalJSON(b []byte) error {
+	*e = errorText(b)
+	if b[0] == '"' {
+		var s string
+		if json.Unmarshal(b, &s) == nil {
+			*e = errorText(s)
+		}
+	}
+	return nil
+}
+
+// passthrough is a value kept both as its exact bytes (a copy) and decoded
+// (jsonguard.Any), from one decode; null and absent leave both empty.
+type passthrough struct {
+	raw json.RawMessage
+	v   any
+}
+
+func (p *passthrough) UnmarshalJSON(b []byte) error {
+	*p = passthrough{}
+	if string(b) == "null" {
+		return nil
+	}
+	p.raw = bytes.Clone(b)
+	var a jsonguard.Any
+	_ = a.UnmarshalJSON(b)
+	p.v = a.V
+	return nil
+}
+
+// lenient is a field whose shape may drift: its value when it decodes as
+// T, else T's zero value with ok false; either way the line decodes.
+type lenient[T any] struct {
+	v  T
+	ok bool
+}
+
+func (l *lenient[T]) UnmarshalJSON(b []byte) error {
+	*l = lenient[T]{}
+	if string(b) != "null" && json.Unmarshal(b, &l.v) == nil {
+		l.ok = true
+	} else {
+		var zero T
+		l.v = zero
+	}
+	return nil
 }
 
 type assistantMessage struct {
 	ID    string `json:"id"`
 	Model string `json:"model"`
-	// Content is decoded block by block, so that an unknown block keeps
-	// its raw value.
-	Content    []json.RawMessage `json:"content"`
-	StopReason string            `json:"stop_reason"`
-	Usage      *apiUsage         `json:"usage"`
+	// Content is decoded with the line, block by block (lineBlock), so
+	// that a bad block costs only itself and an unknown block is kept
+	// whole.
+	Content    []lineBlock `json:"content"`
+	StopReason string      `json:"stop_reason"`
+	Usage      *apiUsage   `json:"usage"`
 }
 
 // assistantLine is {"type":"assistant"}: one content block per line in
@@ -61,7 +256,7 @@ type assistantLine struct {
 	ParentToolUseID string           `json:"parent_tool_use_id"`
 	// Error is set on a synthetic message the CLI writes for an API
 	// failure ("unknown", "rate_limit", "authentication_failed", ...).
-	Error             json.RawMessage `json:"error"`
+	Error             lenient[string] `json:"error"`
 	IsAPIErrorMessage bool            `json:"is_api_error_message"`
 	APIErrorStatus    json.RawMessage `json:"api_error_status"`
 	APIErrorType      string          `json:"api_error_type"`
@@ -72,7 +267,7 @@ type assistantLine struct {
 // user input. message.content is a string or an array of blocks.
 type userLine struct {
 	Message struct {
-		Content json.RawMessage `json:"content"`
+		Content userContent `json:"content"`
 	} `json:"message"`
 	ParentToolUseID string `json:"parent_tool_use_id"`
 	IsSynthetic     bool   `json:"isSynthetic"`
@@ -94,7 +289,7 @@ type systemLine struct {
 	MaxRetries   int             `json:"max_retries"`
 	RetryDelayMS float64         `json:"retry_delay_ms"`
 	ErrorStatus  json.RawMessage `json:"error_status"`
-	Error        json.RawMessage `json:"error"`
+	Error        lenient[string] `json:"error"`
 	// task_*, status, compact_boundary
 	TaskID      string `json:"task_id"`
 	ToolUseID   string `json:"tool_use_id"`
@@ -111,20 +306,20 @@ type resultLine struct {
 	// IsError is a pointer: success needs it present and false.
 	IsError *bool `json:"is_error"`
 	// Result is null on error_during_execution.
-	Result         *string         `json:"result"`
-	SessionID      string          `json:"session_id"`
-	DurationMS     int64           `json:"duration_ms"`
-	DurationAPIMS  int64           `json:"duration_api_ms"`
-	NumTurns       int             `json:"num_turns"`
-	TotalCostUSD   *float64        `json:"total_cost_usd"`
-	Usage          *apiUsage       `json:"usage"`
-	ModelUsage     json.RawMessage `json:"modelUsage"`
-	Denials        json.RawMessage `json:"permission_denials"`
-	Structured     json.RawMessage `json:"structured_output"`
-	TerminalReason string          `json:"terminal_reason"`
-	StopReason     string          `json:"stop_reason"`
-	APIErrorStatus json.RawMessage `json:"api_error_status"`
-	Errors         json.RawMessage `json:"errors"`
+	Result         *string                        `json:"result"`
+	SessionID      string                         `json:"session_id"`
+	DurationMS     int64                          `json:"duration_ms"`
+	DurationAPIMS  int64                          `json:"duration_api_ms"`
+	NumTurns       int                            `json:"num_turns"`
+	TotalCostUSD   *float64                       `json:"total_cost_usd"`
+	Usage          *apiUsage                      `json:"usage"`
+	ModelUsage     lenient[map[string]ModelUsage] `json:"modelUsage"`
+	Denials        lenient[[]PermissionDenial]    `json:"permission_denials"`
+	Structured     passthrough                    `json:"structured_output"`
+	TerminalReason string                         `json:"terminal_reason"`
+	StopReason     string                         `json:"stop_reason"`
+	APIErrorStatus json.RawMessage                `json:"api_error_status"`
+	Errors         lenient[[]errorText]           `json:"errors"`
 
 	ParentToolUseID string `json:"parent_tool_use_id"`
 }
@@ -147,6 +342,24 @@ type PermissionDenial struct {
 	ToolName  string          `json:"tool_name"`
 	ToolUseID string          `json:"tool_use_id"`
 	ToolInput json.RawMessage `json:"tool_input"`
+}
+
+// envelope holds the members the general path of Parser.Feed peeks at
+// before it decodes a line: its type and session id. A fast path decodes
+// them with the line (assistantFast, userFast).
+type envelope struct {
+	Type      typeField `json:"type"`
+	SessionID idField   `json:"session_id"`
+}
+
+type assistantFast struct {
+	envelope
+	assistantLine
+}
+
+type userFast struct {
+	envelope
+	userLine
 }
 
 // streamLine is {"type":"stream_event"} (--include-partial-messages): an
@@ -225,7 +438,7 @@ var knownNames = func() map[string]name {
 	m := map[string]name{}
 	for _, s := range []string{"stream_event", "message_start", "content_block_start", "content_block_delta", "content_block_stop",
 		"message_delta", "message_stop", "ping", "error", "text_delta", "thinking_delta", "signature_delta",
-		"input_json_delta", "citations_delta", "text", "thinking", "tool_use"} {
+		"input_json_delta", "citations_delta", "text", "thinking", "tool_use", "assistant", "user"} {
 		m[s] = name(s)
 	}
 	return m
@@ -242,7 +455,7 @@ func (n *name) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var s string
-	if err := segjson.Unmarshal(b, &s); err != nil {
+	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
 	*n = name(s)
@@ -269,7 +482,7 @@ func (f *idField) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var s string
-	if err := segjson.Unmarshal(b, &s); err != nil {
+	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
 	f.set, f.long, f.n = true, s, -1
