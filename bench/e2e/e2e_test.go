@@ -9,7 +9,9 @@
 //	E2E_ROUNDS=3 go test -run TestE2E -v -timeout 60m ./e2e/
 //
 // (make bench-e2e). E2E_MB sizes the shapes (default 50) and E2E_LINES
-// the hostile streams (default 1,000,000). Contenders run interleaved
+// the hostile streams (default 1,000,000); E2E_SHAPES and E2E_CONTENDERS,
+// when set, are regular expressions that keep only the shapes and
+// contenders whose names match (scan+map always runs: it is the unit). Contenders run interleaved
 // round by round; each is scored by CPU time (getrusage: the garbage
 // collector's threads count, other processes do not) and its best round.
 // The command runs as a child process: its CPU time and peak RSS come
@@ -25,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -104,6 +107,9 @@ func shapes(t *testing.T) []shape {
 		replicate(t, "codex big outputs", "codex", "codex/codex@0.169.0/big-output", 2, size, nil),
 		replicate(t, "claude mixed", "claude", "claude/claude-code@2.1.328/tool-success", 1, size, nil),
 		replicate(t, "claude partial", "claude", "claude/claude-code@2.1.328/tool-success-partial", 1, size, partial),
+		// The handshake and turn/started once, then the turn's items and
+		// notifications repeated, then turn/completed.
+		replicate(t, "appserver small", "appserver", "appserver/codex@0.169.0/tool-success", 8, size, nil),
 		hostile("hostile: tiny unknown lines", "codex", codexHead, `{"type":"x"}`, codexFoot, n),
 		hostile("hostile: codex todo_list updates", "codex", codexHead+`{"type":"item.started","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":false}]}}`+"\n",
 			`{"type":"item.updated","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":false},{"text":"b","completed":true}]}}`, codexFoot, n),
@@ -272,9 +278,23 @@ func TestE2E(t *testing.T) {
 			return command(bin, f, s.provider, "parse", "--format", "jsonl")
 		}},
 	}
+	keep := func(env, name string) bool {
+		re := os.Getenv(env)
+		if re == "" {
+			return true
+		}
+		ok, err := regexp.MatchString(re, name)
+		if err != nil {
+			t.Fatalf("%s: %v", env, err)
+		}
+		return ok
+	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "| input | MB | contender | MB per CPU-s | x scan+map | alloc B/B | retained B/B | peak RSS MiB |\n|---|---|---|---|---|---|---|---|\n")
 	for _, s := range shapes(t) {
+		if !keep("E2E_SHAPES", s.name) {
+			continue
+		}
 		file := filepath.Join(dir, "input")
 		if err := os.WriteFile(file, s.data, 0o644); err != nil {
 			t.Fatal(err)
@@ -282,6 +302,9 @@ func TestE2E(t *testing.T) {
 		best := make([]result, len(contenders))
 		for range rounds {
 			for i, c := range contenders {
+				if i != 1 && !keep("E2E_CONTENDERS", c.name) {
+					continue
+				}
 				r := c.run(s, file)
 				if !best[i].measured || r.cpu < best[i].cpu {
 					best[i] = r
@@ -292,6 +315,9 @@ func TestE2E(t *testing.T) {
 		base := mb / best[1].cpu.Seconds()
 		for i, c := range contenders {
 			r := best[i]
+			if !r.measured {
+				continue
+			}
 			rate := mb / r.cpu.Seconds()
 			alloc, ret, rss := fmt.Sprintf("%.1f", r.allocPerByte), fmt.Sprintf("%.1f", r.retainedPerByte), "-"
 			if r.peakRSS > 0 {
