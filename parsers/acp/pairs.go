@@ -1,0 +1,110 @@
+package acp
+
+import (
+	"fmt"
+
+	"github.com/agentwire/agentwire/jsonrpc"
+)
+
+// pairs checks the pairing rules of an ACP session for Options.Unpaired,
+// in the parser's own pass: every real recording obeys them and a capture
+// with a line removed breaks them.
+//
+//   - A session/prompt response comes after the session's set-up (a
+//     session/new or session/load response, or Options.SessionID).
+//   - A tool_call_update names a call that a tool_call (or a permission
+//     request) announced.
+//   - When a turn ended (a session/prompt response) other than by
+//     cancellation, every tool call announced before it was completed or
+//     failed by then.
+//   - When a turn ended, every client request of the session (initialize,
+//     session/new, session/load, session/resume, session/prompt) has its
+//     response in stdout, and, with the client side fed, every agent
+//     request before it has the client's answer.
+type pairs struct {
+	seq      int // session/update notifications seen
+	terminal int // seq at the last terminal, 0 for none
+	tools    []announced
+	answered map[string]bool
+	client   []clientRequest
+	requests []agentReq
+}
+
+type announced struct {
+	id   string
+	seq  int
+	off  int64
+	line int
+}
+
+type clientRequest struct {
+	method, id string
+	line       int
+}
+
+type agentReq struct {
+	key, method string
+	off         int64
+	line        int
+}
+
+// pairTool notes a tool_call.
+func (p *Parser) pairTool(f jsonrpc.Frame, id string) {
+	p.pairs.tools = append(p.pairs.tools, announced{id, p.pairs.seq, f.Offset, f.Line})
+}
+
+// pairResponse notes a response of stdout.
+func (p *Parser) pairResponse(f jsonrpc.Frame) {
+	if f.ID.IsZero() {
+		return
+	}
+	if p.pairs.answered == nil {
+		p.pairs.answered = map[string]bool{}
+	}
+	p.pairs.answered[f.ID.Key()] = true
+}
+
+// pairClient notes a request of the client side.
+func (p *Parser) pairClient(f jsonrpc.Frame) {
+	switch m := string(f.Method); m {
+	case mInitialize, mSessionNew, mSessionLoad, mSessionResume, mSessionPrompt:
+		p.pairs.client = append(p.pairs.client, clientRequest{m, f.ID.Key(), f.Line})
+	}
+}
+
+// unpairedAtFinish reports what the last terminal leaves without a
+// partner.
+func (p *Parser) unpairedAtFinish() {
+	r := &p.pairs
+	if p.terminal == nil {
+		return
+	}
+	if p.stopReason != "cancelled" || p.promptErr != nil {
+		for _, t := range r.tools {
+			ts := p.tools[t.id]
+			if t.seq <= r.terminal && ts != nil && ts.status != "completed" && ts.status != "failed" {
+				p.opts.Unpaired(t.off, t.line, fmt.Sprintf("tool call %s announced but never completed or failed, though the turn ended", t.id))
+			}
+		}
+	}
+	for _, q := range r.client {
+		if !r.answered[q.id] {
+			p.opts.Unpaired(-1, 0, fmt.Sprintf("client request %s (id %s, stdin line %d) has no response in stdout", q.method, trimKey(q.id), q.line))
+		}
+	}
+	if p.client {
+		for _, q := range r.requests {
+			if _, ok := p.answers[q.key]; !ok {
+				p.opts.Unpaired(q.off, q.line, fmt.Sprintf("agent request %s (id %s) has no answer on the client side", q.method, trimKey(q.key)))
+			}
+		}
+	}
+}
+
+// trimKey renders an ID key ("n:0", "s:abc") as the id.
+func trimKey(key string) string {
+	if len(key) > 2 && key[1] == ':' {
+		return key[2:]
+	}
+	return key
+}

@@ -1,0 +1,341 @@
+package acp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/parsertest"
+)
+
+const sid = "sess-1"
+
+var sessionData = map[string]string{driver.ParamCWD: "/scratch/work", driver.ParamWorkspaceID: "ws-1"}
+
+// Synthetic lines in the shapes of the ACP schema and the four agents.
+func initResp(id int, loadSession bool) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":%v,"promptCapabilities":{"image":true}},"agentInfo":{"name":"mock-agent","version":"1.2.3"},"authMethods":[]}}`, id, loadSession)
+}
+
+func newResp(id int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"sessionId":%q,"models":{"currentModelId":"mock-model"},"modes":{"currentModeId":"default"}}}`, id, sid)
+}
+
+func upd(u string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":%s}}`, sid, u)
+}
+
+func text(kind, t string) string {
+	return upd(fmt.Sprintf(`{"sessionUpdate":%q,"content":{"type":"text","text":%q}}`, kind, t))
+}
+
+func promptResp(id int, stop string, extra string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"stopReason":%q%s}}`, id, stop, extra)
+}
+
+var clientSide = lines(
+	`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true}}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/scratch/work","mcpServers":[]}}`,
+	`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"hi"}]}}`,
+)
+
+func textSession(stop, extra string, load bool) string {
+	return lines(
+		initResp(0, load),
+		newResp(1),
+		upd(`{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"init","description":"d"}]}`),
+		text("agent_thought_chunk", "thinking "),
+		text("agent_thought_chunk", "hard"),
+		text("agent_message_chunk", "Hello, "),
+		text("agent_message_chunk", "wörld 🌍"),
+		text("agent_message_chunk", "!"),
+		promptResp(2, stop, extra),
+	)
+}
+
+func TestTextTurn(t *testing.T) {
+	out := textSession("end_turn", `,"usage":{"totalTokens":30,"inputTokens":20,"outputTokens":10,"cachedReadTokens":5}`, true)
+	for _, stdin := range []string{"", clientSide} {
+		r, u := mustRun(t, stdin, out, Options{Streaming: true, SessionData: sessionData}, Outcome{})
+		resp := r.Response
+		if resp.Failure != nil || resp.Output != "Hello, wörld 🌍!" {
+			t.Fatalf("failure %+v output %q", resp.Failure, resp.Output)
+		}
+		if resp.Finish == nil || *resp.Finish != (driver.Finish{Reason: driver.FinishStop, Raw: "end_turn"}) {
+			t.Fatalf("finish %+v", resp.Finish)
+		}
+		if resp.Usage == nil || *resp.Usage != (driver.Usage{InputTokens: 20, OutputTokens: 10, CachedInputTokens: 5}) {
+			t.Fatalf("usage %+v", resp.Usage)
+		}
+		if cp := resp.Checkpoint; cp == nil || !cp.Valid || cp.State.ResumeID != sid {
+			t.Fatalf("checkpoint %+v (%s)", cp, resp.Metadata[MetaCheckpoint])
+		}
+		if rs := resp.RawStreams; rs.Stdout != out || rs.Terminal == nil || string(rs.Terminal.JSON)+"\n" != lines(promptResp(2, "end_turn", `,"usage":{"totalTokens":30,"inputTokens":20,"outputTokens":10,"cachedReadTokens":5}`)) {
+			t.Fatalf("raw streams %+v", rs.Terminal)
+		}
+		if got := itemKinds(resp.Transcript); !slices.Equal(got, []string{"init", "thinking", "assistant", "result"}) {
+			t.Fatalf("items %v", got)
+		}
+		want := []string{"run.started", "acp/initialize", "acp/available_commands_update", "reasoning.start:message-1", "reasoning.content:message-1", "reasoning.content:message-1", "reasoning.end:message-1", "text.start:message-2", "text.content:message-2", "text.content:message-2", "text.content:message-2", "text.end:message-2", "run.finished"}
+		if got := kinds(r.Payloads); !slices.Equal(got, want) {
+			t.Fatalf("payloads %v", got)
+		}
+		if r.Payloads[0].ThreadID != sid || resp.Model != "mock-model" || resp.Metadata[MetaAgentName] != "mock-agent" || resp.Metadata[MetaUsageSource] != "result.usage" {
+			t.Fatalf("run.started %+v, model %q, metadata %v", r.Payloads[0], resp.Model, resp.Metadata)
+		}
+		if len(u) != 0 {
+			t.Fatalf("unpaired %v", u)
+		}
+	}
+}
+
+func TestCheckpointNeedsLoadSession(t *testing.T) {
+	r, _ := mustRun(t, "", textSession("end_turn", "", false), Options{Streaming: true}, Outcome{})
+	cp := r.Response.Checkpoint
+	if cp == nil || cp.Valid || r.Response.Metadata[MetaCheckpoint] != "the agent did not advertise loadSession" {
+		t.Fatalf("checkpoint %+v %v", cp, r.Response.Metadata)
+	}
+	for _, out := range []Outcome{{ExitCode: 1}, {Signal: "SIGTERM"}, {Cancelled: true}, {TimedOut: true}} {
+		r, _ := mustRun(t, "", textSession("end_turn", "", true), Options{Streaming: true}, out)
+		if r.Response.Checkpoint.Valid || r.Response.Failure == nil {
+			t.Fatalf("%+v: checkpoint valid or no failure", out)
+		}
+	}
+}
+
+func TestStopReasons(t *testing.T) {
+	for stop, want := range map[string]driver.FinishReason{"max_tokens": driver.FinishLength, "max_turn_requests": driver.FinishOther, "refusal": driver.FinishContentFilter, "something_new": driver.FinishUnknown} {
+		r, _ := mustRun(t, "", textSession(stop, "", true), Options{Streaming: true}, Outcome{})
+		if r.Response.Failure != nil || r.Response.Finish == nil || r.Response.Finish.Reason != want || r.Response.Finish.Raw != stop {
+			t.Fatalf("%s: failure %+v finish %+v", stop, r.Response.Failure, r.Response.Finish)
+		}
+	}
+	r, _ := mustRun(t, "", textSession("cancelled", "", true), Options{Streaming: true}, Outcome{})
+	if f := r.Response.Failure; f == nil || f.Code != driver.FailureCancelled || r.Response.Finish != nil || r.Response.Checkpoint.Valid {
+		t.Fatalf("cancelled: %+v %+v", f, r.Response.Finish)
+	}
+	if last := r.Payloads[len(r.Payloads)-1]; last.Kind != driver.StreamRunError {
+		t.Fatalf("cancelled ends with %s", last.Kind)
+	}
+}
+
+func TestPromptError(t *testing.T) {
+	out := lines(initResp(0, true), newResp(1), text("agent_message_chunk", "partial"),
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"model API failed after 3 retries","data":{"status":500}}}`)
+	for _, stdin := range []string{"", clientSide} {
+		r, _ := mustRun(t, stdin, out, Options{Streaming: true}, Outcome{ExitCode: 0})
+		f := r.Response.Failure
+		if f == nil || f.Code != driver.FailureProviderError || f.ErrorType != "-32603" || !strings.Contains(f.Message, "after 3 retries") || r.Response.Usage != nil {
+			t.Fatalf("failure %+v usage %+v", f, r.Response.Usage)
+		}
+		if r.Response.RawStreams.Terminal == nil || r.Response.Checkpoint.Valid {
+			t.Fatal("terminal missing or checkpoint valid")
+		}
+	}
+}
+
+func TestToolCallLifecycle(t *testing.T) {
+	out := lines(initResp(0, true), newResp(1),
+		text("agent_message_chunk", "Let me look."),
+		upd(`{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Read notes.txt","kind":"read","status":"pending","locations":[{"path":"/w/notes.txt"}]}`),
+		upd(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"in_progress","rawInput":{"path":"/w/notes.txt"}}`),
+		upd(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"the notes"}}],"rawOutput":{"bytes":9}}`),
+		upd(`{"sessionUpdate":"tool_call","toolCallId":"call_2","title":"rm -rf /","kind":"execute","status":"pending","rawInput":{"command":"rm -rf /"}}`),
+		upd(`{"sessionUpdate":"tool_call_update","toolCallId":"call_2","status":"failed","content":[{"type":"content","content":{"type":"text","text":"denied"}}]}`),
+		text("agent_message_chunk", "Done."),
+		promptResp(2, "end_turn", ""),
+	)
+	r, u := mustRun(t, "", out, Options{Streaming: true}, Outcome{})
+	if got := itemKinds(r.Response.Transcript); !slices.Equal(got, []string{"init", "assistant", "tool_call", "tool_result", "tool_call", "tool_result", "assistant", "result"}) {
+		t.Fatalf("items %v", got)
+	}
+	tc, tr := r.Response.Transcript[2], r.Response.Transcript[3]
+	if tc.ToolName != "read" || tc.Metadata["title"] != "Read notes.txt" || fmt.Sprint(tc.Input) != "map[path:/w/notes.txt]" {
+		t.Fatalf("tool call %+v", tc)
+	}
+	if tr.Text != "the notes" || tr.IsError || tr.Data["status"] != "completed" {
+		t.Fatalf("tool result %+v", tr)
+	}
+	if f := r.Response.Transcript[5]; !f.IsError || f.Text != "denied" {
+		t.Fatalf("failed tool %+v", f)
+	}
+	if r.Response.Output != "Done." || len(u) != 0 {
+		t.Fatalf("output %q unpaired %v", r.Response.Output, u)
+	}
+}
+
+func TestPermission(t *testing.T) {
+	out := lines(initResp(0, true), newResp(1),
+		upd(`{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"echo hi","kind":"execute","status":"pending"}`),
+		`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"sess-1","toolCall":{"toolCallId":"call_1","title":"echo hi","rawInput":{"command":"echo hi"}},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}}`,
+		upd(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed"}`),
+		promptResp(2, "end_turn", ""),
+	)
+	stdin := clientSide + lines(`{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}`)
+	r, u := mustRun(t, stdin, out, Options{Streaming: true}, Outcome{})
+	var req, res *driver.StreamPayload
+	for i := range r.Payloads {
+		switch r.Payloads[i].Kind {
+		case driver.StreamHITLRequested:
+			req = &r.Payloads[i]
+		case driver.StreamHITLResolved:
+			res = &r.Payloads[i]
+		}
+	}
+	if req == nil || res == nil || req.HITLRequested.ToolCallID != "call_1" || len(req.HITLRequested.Choices) != 2 || res.HITLResolved.Result != driver.DecisionApproved || res.HITLResolved.Choice != "allow" {
+		t.Fatalf("hitl %+v %+v", req, res)
+	}
+	if len(u) != 0 {
+		t.Fatalf("unpaired %v", u)
+	}
+	// Without the answer: requested only, and the request is unpaired on
+	// the client side.
+	_, u = mustRun(t, clientSide, out, Options{Streaming: true}, Outcome{})
+	if len(u) != 1 || !strings.Contains(u[0], "no answer") {
+		t.Fatalf("unpaired %v", u)
+	}
+}
+
+func TestRequestAnswer(t *testing.T) {
+	p := New(&discard{}, Options{Streaming: true})
+	feedLines(t, p, lines(initResp(0, true), newResp(1),
+		`{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"sess-1","toolCall":{"toolCallId":"c"},"options":[{"optionId":"a1","name":"Allow","kind":"allow_once"},{"optionId":"r1","name":"No","kind":"reject_always"}]}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"fs/read_text_file","params":{"sessionId":"sess-1","path":"/w/a.txt"}}`,
+	))
+	reqs := p.TakeRequests()
+	if len(reqs) != 2 || reqs[0].Decision == nil || reqs[1].Method != "fs/read_text_file" || len(p.TakeRequests()) != 0 {
+		t.Fatalf("requests %+v", reqs)
+	}
+	for res, want := range map[driver.DecisionResult]string{
+		driver.DecisionApproved: `{"jsonrpc":"2.0","id":"p1","result":{"outcome":{"optionId":"a1","outcome":"selected"}}}` + "\n",
+		driver.DecisionRejected: `{"jsonrpc":"2.0","id":"p1","result":{"outcome":{"optionId":"r1","outcome":"selected"}}}` + "\n",
+		driver.DecisionAborted:  `{"jsonrpc":"2.0","id":"p1","result":{"outcome":{"outcome":"cancelled"}}}` + "\n",
+	} {
+		b, err := reqs[0].Answer(driver.DecisionResponse{Result: res})
+		if err != nil || string(b) != want {
+			t.Fatalf("%s: %s %v", res, b, err)
+		}
+	}
+	if _, err := reqs[1].Answer(driver.DecisionResponse{}); err == nil {
+		t.Fatal("fs request answered as a permission")
+	}
+}
+
+func TestUsageSources(t *testing.T) {
+	gemini := `,"_meta":{"quota":{"token_count":{"input_tokens":100,"output_tokens":7},"model_usage":[{"model":"gemini-2.5-pro","token_count":{"input_tokens":100,"output_tokens":7}}]}}`
+	r, _ := mustRun(t, "", textSession("end_turn", gemini, true), Options{Streaming: true}, Outcome{})
+	if u := r.Response.Usage; u == nil || *u != (driver.Usage{InputTokens: 100, OutputTokens: 7}) || r.Response.Metadata[MetaUsageSource] != "result._meta.quota" {
+		t.Fatalf("gemini usage %+v %v", u, r.Response.Metadata)
+	}
+	// Qwen Code: one _meta.usage per model call on empty chunks, summed;
+	// thoughtTokens counted apart from outputTokens (the total says so).
+	qwen := func(in, out, th int) string {
+		return upd(fmt.Sprintf(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":""},"_meta":{"usage":{"inputTokens":%d,"outputTokens":%d,"totalTokens":%d,"thoughtTokens":%d},"durationMs":12}}`, in, out, in+out+th, th))
+	}
+	out := lines(initResp(0, true), newResp(1), text("agent_message_chunk", "a"), qwen(10, 2, 3),
+		upd(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"x","kind":"other","status":"completed"}`),
+		text("agent_message_chunk", "b"), qwen(20, 4, 0),
+		`{"jsonrpc":"2.0","method":"qwen/notify/session/title-update","params":{"sessionId":"sess-1","title":"t"}}`,
+		`{"jsonrpc":"2.0","id":9,"method":"craft/drainMidTurnQueue","params":{"sessionId":"sess-1"}}`,
+		promptResp(2, "end_turn", ""))
+	r, _ = mustRun(t, "", out, Options{Streaming: true}, Outcome{})
+	if u := r.Response.Usage; u == nil || *u != (driver.Usage{InputTokens: 30, OutputTokens: 9, ReasoningTokens: 3}) || r.Response.Metadata[MetaUsageSource] != "update._meta.usage" {
+		t.Fatalf("qwen usage %+v %v", u, r.Response.Metadata)
+	}
+	if r.Response.Metadata[MetaExtensions] != "2" || r.Response.Metadata[MetaUnknown] != "" || r.Response.Output != "b" {
+		t.Fatalf("metadata %v output %q", r.Response.Metadata, r.Response.Output)
+	}
+	// The prompt result's usage replaces the turn's _meta figures.
+	out = lines(initResp(0, true), newResp(1), qwen(10, 2, 0), promptResp(2, "end_turn", `,"usage":{"totalTokens":5,"inputTokens":4,"outputTokens":1}`))
+	r, _ = mustRun(t, "", out, Options{Streaming: true}, Outcome{})
+	if u := r.Response.Usage; u == nil || *u != (driver.Usage{InputTokens: 4, OutputTokens: 1}) {
+		t.Fatalf("replaced usage %+v", u)
+	}
+	// Copilot's usage_update is the context window, not the turn's usage.
+	out = lines(initResp(0, true), newResp(1), upd(`{"sessionUpdate":"usage_update","used":53000,"size":200000,"cost":{"amount":0.045,"currency":"USD"}}`), promptResp(2, "end_turn", ""))
+	r, _ = mustRun(t, "", out, Options{Streaming: true}, Outcome{})
+	if m := r.Response.Metadata; r.Response.Usage != nil || m[MetaContextUsed] != "53000" || m[MetaContextSize] != "200000" || m[MetaCost] != "0.045 USD" {
+		t.Fatalf("usage_update %+v %v", r.Response.Usage, m)
+	}
+}
+
+func TestHostileLines(t *testing.T) {
+	out := lines(initResp(0, true), newResp(1),
+		`not json at all`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1"}}`,
+		upd(`{"sessionUpdate":"brand_new_kind","x":1}`),
+		upd(`{"sessionUpdate":"agent_message_chunk","content":{"type":"image","data":"AAAA","mimeType":"image/png"}}`),
+		upd(`{"sessionUpdate":"tool_call_update","toolCallId":"ghost","status":"completed"}`),
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"other","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"not mine"}}}}`,
+		`{"jsonrpc":"2.0","method":"mystery","params":{}}`,
+		`[{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"batched"}}}}]`,
+		promptResp(2, "end_turn", ""),
+	)
+	r, u := mustRun(t, "", out, Options{Streaming: true}, Outcome{})
+	m := r.Response.Metadata
+	if m[MetaMalformed] != "2" || m[MetaUnknown] != "2" || m[MetaOther] != "1" || r.Response.Checkpoint.Valid || r.Response.Output != "batched" {
+		t.Fatalf("metadata %v output %q", m, r.Response.Output)
+	}
+	if len(u) != 1 || !strings.Contains(u[0], "ghost") {
+		t.Fatalf("unpaired %v", u)
+	}
+	// A capture cut off before the prompt response: incomplete.
+	r, _ = mustRun(t, "", lines(initResp(0, true), newResp(1), text("agent_message_chunk", "cut")), Options{Streaming: true}, Outcome{})
+	if f := r.Response.Failure; f == nil || f.Code != driver.FailureIncomplete || r.Response.Output != "cut" {
+		t.Fatalf("incomplete %+v", f)
+	}
+}
+
+func TestLoadReplaysHistory(t *testing.T) {
+	stdin := lines(
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"sess-1","cwd":"/w","mcpServers":[]}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"again"}]}}`,
+	)
+	out := lines(initResp(0, true),
+		text("user_message_chunk", "first prompt"), text("agent_message_chunk", "old answer"),
+		`{"jsonrpc":"2.0","id":1,"result":null}`,
+		text("agent_message_chunk", "new answer"),
+		promptResp(2, "end_turn", ""))
+	for _, c := range []struct {
+		stdin string
+		opts  Options
+	}{{stdin, Options{Streaming: true}}, {"", Options{Streaming: true, SessionID: sid, Load: true}}} {
+		r, u := mustRun(t, c.stdin, out, c.opts, Outcome{})
+		resp := r.Response
+		if resp.Output != "new answer" || resp.Metadata[MetaReplayed] != "2" || !resp.Checkpoint.Valid || resp.Checkpoint.State.ResumeID != sid || len(u) != 0 {
+			t.Fatalf("output %q metadata %v checkpoint %+v unpaired %v", resp.Output, resp.Metadata, resp.Checkpoint, u)
+		}
+		if got := itemKinds(resp.Transcript); !slices.Equal(got, []string{"init", "assistant", "result"}) {
+			t.Fatalf("items %v", got)
+		}
+	}
+}
+
+func TestMessageIDs(t *testing.T) {
+	chunk := func(id, t string) string {
+		return upd(fmt.Sprintf(`{"sessionUpdate":"agent_message_chunk","messageId":%q,"content":{"type":"text","text":%q}}`, id, t))
+	}
+	out := lines(initResp(0, true), newResp(1), chunk("m1", "a"), chunk("m1", "b"), chunk("m2", "c"), promptResp(2, "end_turn", ""))
+	r, _ := mustRun(t, "", out, Options{Streaming: true}, Outcome{})
+	var texts []string
+	for _, it := range r.Response.Transcript {
+		if it.Kind == driver.TranscriptAssistant {
+			texts = append(texts, it.Text+"@"+it.Metadata["message_id"])
+		}
+	}
+	if !slices.Equal(texts, []string{"ab@m1", "c@m2"}) || r.Response.Output != "c" {
+		t.Fatalf("messages %v", texts)
+	}
+}
+
+func TestNoStreaming(t *testing.T) {
+	r, _ := mustRun(t, "", textSession("end_turn", "", true), Options{}, Outcome{})
+	if len(r.Payloads) != 0 || r.Response.Output == "" {
+		t.Fatalf("payloads %d", len(r.Payloads))
+	}
+}
+
+func TestCodec(t *testing.T) { parsertest.CheckCodecDisplayID(t, Codec) }

@@ -1,0 +1,484 @@
+package acp
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/jsonrpc"
+	"github.com/segmentio/encoding/json"
+)
+
+// message is the message being streamed: a run of agent_message_chunk,
+// agent_thought_chunk or user_message_chunk updates of one messageId.
+type message struct {
+	kind string // the update kind
+	id   string // the provider's messageId, "" when it sends none
+	key  string // the emitter id: id, or a synthesized "message-N"
+	text strings.Builder
+}
+
+// toolState is a tool call announced by tool_call (or first named by an
+// update or a permission request).
+type toolState struct {
+	name     string // the kind, "other" when absent: ACP has no tool name
+	title    string
+	status   string
+	open     bool // tool_call.start emitted
+	done     bool
+	input    json.RawMessage
+	content  json.RawMessage
+	location json.RawMessage
+	output   json.RawMessage
+	meta     json.RawMessage
+}
+
+// turnUsage is the usage reported during the current turn by updates
+// (Qwen Code's _meta.usage on empty agent_message_chunk updates, one per
+// model call); the prompt result's own report replaces it.
+type turnUsage struct {
+	meta *driver.Usage
+}
+
+// stopReasons maps each ACP StopReason to the FinishReason union; the
+// failure ones (cancelled) are absent from success.
+var stopReasons = map[string]driver.FinishReason{
+	"end_turn":          driver.FinishStop,
+	"max_tokens":        driver.FinishLength,
+	"max_turn_requests": driver.FinishOther,
+	"refusal":           driver.FinishContentFilter,
+	"cancelled":         driver.FinishOther,
+}
+
+// sessionUpdate maps a session/update notification.
+func (p *Parser) sessionUpdate(f jsonrpc.Frame) error {
+	u := &p.u
+	if !u.read(f.Params) {
+		return p.malformedFrame(f, "session/update without a valid update (sessionId, update.sessionUpdate)")
+	}
+	if p.opts.Unpaired != nil {
+		p.pairs.seq++
+	}
+	kind, ok := unquoted(u.kind)
+	if !ok {
+		s, _ := jsonrpc.String(u.kind)
+		kind = []byte(s)
+	}
+	if p.replay {
+		p.replayed++
+		raw := map[string]any{"scope": "replay", "update": rawValue(u.obj)}
+		return p.custom(string(kind), driver.StreamPayload{ThreadID: p.sessionID, Raw: raw})
+	}
+	if !p.inScope(u.session) {
+		s, _ := jsonrpc.String(u.session)
+		return p.otherScopeMessage(string(kind), s, map[string]any{"update": rawValue(u.obj)})
+	}
+	if p.st < stateTurn {
+		p.st = stateTurn
+	} else if p.st == stateDone {
+		p.st = stateTurn
+	}
+	switch string(kind) {
+	case uAgentMessage:
+		return p.chunk(f, uAgentMessage, emit.Text)
+	case uAgentThought:
+		return p.chunk(f, uAgentThought, emit.Reasoning)
+	case uUserMessage:
+		return p.chunk(f, uUserMessage, 0)
+	case uToolCall:
+		return p.toolCall(f, true)
+	case uToolCallUpdate:
+		return p.toolCall(f, false)
+	case uUsage:
+		return p.usageUpdate(f)
+	case uMode:
+		if m, ok := jsonguard.PeekString(u.obj, "currentModeId", nil); ok {
+			p.mode = string(m)
+		}
+	}
+	k := string(kind)
+	if !knownUpdates[k] {
+		p.unknown++
+	}
+	return p.custom(k, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(u.obj)}})
+}
+
+// chunk maps a content chunk: text streams into the message of its
+// messageId (a new one when the id changes or another kind of update came
+// between); other content (images, resources) is kept as a custom
+// payload; the _meta usage of Qwen Code's empty chunks is taken.
+func (p *Parser) chunk(f jsonrpc.Frame, kind string, fam emit.Family) error {
+	u := &p.u
+	if u.meta != nil {
+		if err := p.metaUsage(f, u.meta); err != nil {
+			return err
+		}
+	}
+	bl, ok := readBlock(u.content)
+	if !ok {
+		return p.malformedFrame(f, kind+" without a content block")
+	}
+	if !bl.isText() {
+		raw := map[string]any{"update": rawValue(u.obj)}
+		return p.custom(kind, driver.StreamPayload{ThreadID: p.sessionID, Raw: raw})
+	}
+	text, ok := tokenString(bl.text)
+	if !ok {
+		return p.malformedFrame(f, kind+" text is not a string")
+	}
+	if text == "" {
+		// An empty chunk (Qwen Code's carrier of _meta.usage): no delta,
+		// and it neither opens nor ends a message.
+		return p.em.Err()
+	}
+	id := ""
+	if u.msgID != nil {
+		if in, ok := unquoted(u.msgID); ok && p.cur != nil && string(in) == p.cur.id {
+			id = p.cur.id
+		} else {
+			id, _ = jsonrpc.String(u.msgID)
+		}
+	}
+	m := p.cur
+	if m == nil || m.kind != kind || m.id != id {
+		if err := p.closeMessage(); err != nil {
+			return err
+		}
+		p.msgSeq++
+		m = &message{kind: kind, id: id, key: id}
+		if id == "" {
+			m.key = "message-" + strconv.Itoa(p.msgSeq)
+		}
+		p.cur = m
+	}
+	m.text.WriteString(text)
+	if fam == 0 {
+		return p.em.Err()
+	}
+	return p.em.Delta(fam, "", m.key, text)
+}
+
+// closeMessage ends the message being streamed: its lifecycle closes and
+// its transcript item (assistant, thinking or user) is emitted.
+func (p *Parser) closeMessage() error {
+	m := p.cur
+	if m == nil {
+		return p.em.Err()
+	}
+	p.cur = nil
+	text := m.text.String()
+	meta := map[string]string{}
+	if m.id != "" {
+		meta["message_id"] = m.id
+	}
+	var kind driver.TranscriptKind
+	switch m.kind {
+	case uAgentMessage:
+		if err := p.em.Close(emit.Text, "", m.key, nil); err != nil {
+			return err
+		}
+		p.output = text
+		kind = driver.TranscriptAssistant
+	case uAgentThought:
+		if err := p.em.Close(emit.Reasoning, "", m.key, nil); err != nil {
+			return err
+		}
+		kind = driver.TranscriptThinking
+	default:
+		kind = driver.TranscriptUser
+	}
+	if len(meta) == 0 {
+		meta = nil
+	}
+	return p.em.Item(driver.TranscriptItem{Kind: kind, Text: text, Metadata: meta})
+}
+
+// metaUsage takes the usage Qwen Code reports per model call in an
+// update's _meta.usage (the ACP Usage shape, camelCase); the calls of a
+// turn add up.
+func (p *Parser) metaUsage(f jsonrpc.Frame, meta []byte) error {
+	var m struct {
+		Usage *wireUsage `json:"usage"`
+	}
+	if !bytesContains(meta, `"usage"`) {
+		return p.em.Err()
+	}
+	if jsonguard.Unmarshal(meta, &m, 0) != nil || m.Usage == nil {
+		return p.em.Err()
+	}
+	u := m.Usage.usage()
+	if p.turnUse.meta == nil {
+		p.turnUse.meta = &driver.Usage{}
+	}
+	addTo(p.turnUse.meta, u)
+	return p.em.Err()
+}
+
+func bytesContains(b []byte, s string) bool { return strings.Contains(string(b), s) }
+
+// usage normalizes an ACP Usage. Whether inputTokens counts the cache
+// reads and writes, and outputTokens the thought tokens, the ACP schema
+// does not say; the report's own totalTokens does: when it equals the sum
+// with them counted apart, they are added in (driver.Usage counts them
+// among input and output).
+func (w *wireUsage) usage() driver.Usage {
+	in, out, th := w.InputTokens, w.OutputTokens, w.ThoughtTokens
+	cache := w.CachedReadTokens + w.CachedWriteTokens
+	if w.TotalTokens != nil {
+		switch t := *w.TotalTokens; t {
+		case in + out:
+		case in + out + th:
+			out += th
+		case in + cache + out:
+			in += cache
+		case in + cache + out + th:
+			in += cache
+			out += th
+		}
+	}
+	if cache > in {
+		in += cache
+	}
+	if th > out {
+		out += th
+	}
+	return driver.Usage{InputTokens: in, OutputTokens: out, CachedInputTokens: w.CachedReadTokens, CacheWriteInputTokens: w.CachedWriteTokens, ReasoningTokens: th}
+}
+
+func addTo(dst *driver.Usage, u driver.Usage) {
+	dst.InputTokens += u.InputTokens
+	dst.OutputTokens += u.OutputTokens
+	dst.CachedInputTokens += u.CachedInputTokens
+	dst.CacheWriteInputTokens += u.CacheWriteInputTokens
+	dst.ReasoningTokens += u.ReasoningTokens
+}
+
+// addUsage adds a finished turn's usage to the run's and notes its source.
+func (p *Parser) addUsage(u *driver.Usage, source string) {
+	if p.usage == nil {
+		p.usage = &driver.Usage{}
+	}
+	addTo(p.usage, *u)
+	for _, s := range p.sources {
+		if s == source {
+			return
+		}
+	}
+	p.sources = append(p.sources, source)
+}
+
+// usageUpdate keeps the context window figures of usage_update (used and
+// size of the session's context, the session's cost so far): they are
+// not the turn's token usage, so they go to Metadata, the last report
+// replacing the earlier ones.
+func (p *Parser) usageUpdate(f jsonrpc.Frame) error {
+	var w struct {
+		Used *json.Number `json:"used"`
+		Size *json.Number `json:"size"`
+		Cost *struct {
+			Amount   json.Number `json:"amount"`
+			Currency string      `json:"currency"`
+		} `json:"cost"`
+	}
+	if jsonguard.Unmarshal(p.u.obj, &w, 0) != nil {
+		return p.malformedFrame(f, "usage_update with fields of the wrong type")
+	}
+	if w.Used != nil {
+		p.ctxUsed = w.Used.String()
+	}
+	if w.Size != nil {
+		p.ctxSize = w.Size.String()
+	}
+	if w.Cost != nil {
+		p.cost = strings.TrimSpace(w.Cost.Amount.String() + " " + w.Cost.Currency)
+	}
+	return p.custom(uUsage, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(p.u.obj)}})
+}
+
+// toolCall maps tool_call (announce) and tool_call_update.
+func (p *Parser) toolCall(f jsonrpc.Frame, announce bool) error {
+	var w wireToolCall
+	if jsonguard.Unmarshal(p.u.obj, &w, 0) != nil || w.ToolCallID == "" {
+		kind := uToolCallUpdate
+		if announce {
+			kind = uToolCall
+		}
+		return p.malformedFrame(f, kind+" without a valid toolCallId")
+	}
+	if err := p.closeMessage(); err != nil {
+		return err
+	}
+	ts := p.tools[w.ToolCallID]
+	if ts == nil {
+		if !announce && p.opts.Unpaired != nil {
+			p.opts.Unpaired(f.Offset, f.Line, "tool_call_update for tool call "+w.ToolCallID+" that no tool_call announced")
+		}
+		ts = p.newTool(w.ToolCallID)
+	} else if ts.done {
+		// A late update of a finished call: audit only.
+		return p.custom(uToolCallUpdate, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(p.u.obj), "late": true}})
+	}
+	if announce && p.opts.Unpaired != nil {
+		p.pairTool(f, w.ToolCallID)
+	}
+	ts.merge(&w)
+	switch ts.status {
+	case "completed", "failed":
+		if err := p.openTool(w.ToolCallID, ts); err != nil {
+			return err
+		}
+		return p.closeTool(w.ToolCallID, ts, ts.status)
+	}
+	if ts.input != nil || ts.status == "in_progress" {
+		if err := p.openTool(w.ToolCallID, ts); err != nil {
+			return err
+		}
+	}
+	if announce {
+		return p.em.Err()
+	}
+	// A progress update (status in_progress, streamed content): kept as a
+	// custom payload; the call's end carries the final state.
+	return p.custom(uToolCallUpdate, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(p.u.obj)}})
+}
+
+func (p *Parser) newTool(id string) *toolState {
+	ts := &toolState{name: "other"}
+	p.tools[id] = ts
+	p.toolOrder = append(p.toolOrder, id)
+	return ts
+}
+
+// merge takes the fields an update carries (only the changed ones need
+// be present).
+func (ts *toolState) merge(w *wireToolCall) {
+	if w.Kind != "" {
+		ts.name = w.Kind
+	}
+	if w.Title != nil {
+		ts.title = *w.Title
+	}
+	if w.Status != "" {
+		ts.status = w.Status
+	}
+	set := func(dst *json.RawMessage, v json.RawMessage) {
+		if len(v) > 0 && string(v) != "null" {
+			*dst = v // decoded by jsonguard.Unmarshal: an owned copy
+		}
+	}
+	set(&ts.input, w.RawInput)
+	set(&ts.content, w.Content)
+	set(&ts.location, w.Locations)
+	set(&ts.output, w.RawOutput)
+	set(&ts.meta, w.Meta)
+}
+
+// openTool emits the tool call's start (with its complete input: ACP
+// sends rawInput whole) and its tool_call transcript item, once. A call
+// is opened when its input is known or it runs, so that a pending call
+// whose input is still streaming opens with the input.
+func (p *Parser) openTool(id string, ts *toolState) error {
+	if ts.open {
+		return p.em.Err()
+	}
+	ts.open = true
+	args := map[string]any{}
+	switch v := anyOf(ts.input).(type) {
+	case map[string]any:
+		args = v
+	case nil:
+	default:
+		args["input"] = v
+	}
+	if _, err := p.em.OpenTool("", id, ts.name, args, "", ""); err != nil {
+		return err
+	}
+	meta := map[string]string{"kind": ts.name}
+	if ts.title != "" {
+		meta["title"] = ts.title
+	}
+	var data map[string]any
+	if ts.location != nil {
+		data = map[string]any{"locations": anyOf(ts.location)}
+	}
+	return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptToolCall, ToolUseID: id, ToolName: ts.name, Input: args, Metadata: meta, Data: data})
+}
+
+// closeTool emits the tool call's end with its result and the tool_result
+// item; status failed (or incomplete, for a call the turn's end left
+// open) is an error.
+func (p *Parser) closeTool(id string, ts *toolState, status string) error {
+	ts.done = true
+	res := map[string]any{"status": status}
+	if ts.title != "" {
+		res["title"] = ts.title
+	}
+	if ts.output != nil {
+		res["output"] = anyOf(ts.output)
+	}
+	if ts.content != nil {
+		res["content"] = anyOf(ts.content)
+	}
+	if ts.location != nil {
+		res["locations"] = anyOf(ts.location)
+	}
+	if ts.meta != nil {
+		res["_meta"] = anyOf(ts.meta)
+	}
+	text := contentText(ts.content)
+	if text == "" {
+		if s, ok := anyOf(ts.output).(string); ok {
+			text = s
+		}
+	}
+	// The lifecycle is over: keep only the done marker.
+	ts.input, ts.content, ts.location, ts.output, ts.meta = nil, nil, nil, nil, nil
+	if err := p.em.Close(emit.Tool, "", id, res); err != nil {
+		return err
+	}
+	return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptToolResult, ToolUseID: id, ToolName: ts.name, Text: text, IsError: status != "completed", Data: res})
+}
+
+// closeTools ends the calls still open at the end of a turn with status.
+func (p *Parser) closeTools(status string) error {
+	for _, id := range p.toolOrder {
+		ts := p.tools[id]
+		if ts.done {
+			continue
+		}
+		if err := p.openTool(id, ts); err != nil {
+			return err
+		}
+		if err := p.closeTool(id, ts, status); err != nil {
+			return err
+		}
+	}
+	p.toolOrder = p.toolOrder[:0]
+	return p.em.Err()
+}
+
+// contentText joins the text of a ToolCallContent array's content blocks.
+func contentText(raw json.RawMessage) string {
+	var cs []struct {
+		Type    string `json:"type"`
+		Content *struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if len(raw) == 0 || jsonguard.Unmarshal(raw, &cs, 0) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range cs {
+		if c.Type == "content" && c.Content != nil && c.Content.Type == "text" && c.Content.Text != "" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(c.Content.Text)
+		}
+	}
+	return b.String()
+}

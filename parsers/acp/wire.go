@@ -1,0 +1,263 @@
+package acp
+
+import (
+	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/jsonrpc"
+	"github.com/segmentio/encoding/json"
+)
+
+// Method names of ACP v1 (schema/v1/meta.json of
+// agentclientprotocol/agent-client-protocol).
+const (
+	mInitialize        = "initialize"
+	mAuthenticate      = "authenticate"
+	mSessionNew        = "session/new"
+	mSessionLoad       = "session/load"
+	mSessionResume     = "session/resume"
+	mSessionPrompt     = "session/prompt"
+	mSessionCancel     = "session/cancel"
+	mSessionUpdate     = "session/update"
+	mRequestPermission = "session/request_permission"
+	mFSRead            = "fs/read_text_file"
+	mFSWrite           = "fs/write_text_file"
+	mTermCreate        = "terminal/create"
+	mTermOutput        = "terminal/output"
+	mTermRelease       = "terminal/release"
+	mTermWait          = "terminal/wait_for_exit"
+	mTermKill          = "terminal/kill"
+	mElicitation       = "elicitation/create"
+	mElicitationDone   = "elicitation/complete"
+	mCancelRequest     = "$/cancel_request"
+)
+
+// TerminalEvent is Terminal.Event: the method whose response ends a turn.
+const TerminalEvent = mSessionPrompt
+
+// The session/update kinds (update.sessionUpdate) of the v1 schema,
+// stable and unstable.
+const (
+	uAgentMessage     = "agent_message_chunk"
+	uAgentThought     = "agent_thought_chunk"
+	uUserMessage      = "user_message_chunk"
+	uToolCall         = "tool_call"
+	uToolCallUpdate   = "tool_call_update"
+	uPlan             = "plan"
+	uCommands         = "available_commands_update"
+	uMode             = "current_mode_update"
+	uConfigOption     = "config_option_update"
+	uSessionInfo      = "session_info_update"
+	uUsage            = "usage_update"
+	uPlanUpdate       = "plan_update"
+	uPlanRemoved      = "plan_removed"
+	uNotice           = "notice"
+	uCompaction       = "compaction_update"
+	uCompactionChunk  = "compaction_summary_chunk"
+	uMalformedUpdates = "malformed"
+)
+
+// knownUpdates are the update kinds kept as custom payloads by design
+// (audit value, nothing to normalize); they do not count as unknown.
+var knownUpdates = map[string]bool{
+	uPlan: true, uCommands: true, uMode: true, uConfigOption: true, uSessionInfo: true,
+	uUsage: true, uPlanUpdate: true, uPlanRemoved: true, uNotice: true, uCompaction: true,
+	uCompactionChunk: true,
+}
+
+// wireUsage is the ACP Usage object (prompt result "usage", unstable in
+// the v1 schema) and the shape Qwen Code puts in an update's _meta.usage.
+type wireUsage struct {
+	TotalTokens       *int `json:"totalTokens"`
+	InputTokens       int  `json:"inputTokens"`
+	OutputTokens      int  `json:"outputTokens"`
+	ThoughtTokens     int  `json:"thoughtTokens"`
+	CachedReadTokens  int  `json:"cachedReadTokens"`
+	CachedWriteTokens int  `json:"cachedWriteTokens"`
+}
+
+// wireQuota is Gemini CLI's prompt result _meta.quota.
+type wireQuota struct {
+	TokenCount *struct {
+		InputTokens  int `json:"input_tokens"`
+		OutputTokens int `json:"output_tokens"`
+	} `json:"token_count"`
+}
+
+// wireInit is the part of an InitializeResponse the parser reads.
+type wireInit struct {
+	ProtocolVersion json.RawMessage `json:"protocolVersion"`
+	AgentCaps       *struct {
+		LoadSession bool `json:"loadSession"`
+		SessionCaps *struct {
+			Resume json.RawMessage `json:"resume"`
+		} `json:"sessionCapabilities"`
+	} `json:"agentCapabilities"`
+	AgentInfo *struct {
+		Name    string `json:"name"`
+		Title   string `json:"title"`
+		Version string `json:"version"`
+	} `json:"agentInfo"`
+}
+
+// wireSession is the part of a session/new (or load, resume) response the
+// parser reads.
+type wireSession struct {
+	SessionID string `json:"sessionId"`
+	Models    *struct {
+		Current string `json:"currentModelId"`
+	} `json:"models"`
+	Modes *struct {
+		Current string `json:"currentModeId"`
+	} `json:"modes"`
+}
+
+// wireToolCall is a ToolCall or ToolCallUpdate (every field optional).
+type wireToolCall struct {
+	ToolCallID string          `json:"toolCallId"`
+	Title      *string         `json:"title"`
+	Kind       string          `json:"kind"`
+	Status     string          `json:"status"`
+	Content    json.RawMessage `json:"content"`
+	Locations  json.RawMessage `json:"locations"`
+	RawInput   json.RawMessage `json:"rawInput"`
+	RawOutput  json.RawMessage `json:"rawOutput"`
+	Meta       json.RawMessage `json:"_meta"`
+}
+
+// wirePermission is a session/request_permission request's params.
+type wirePermission struct {
+	SessionID string        `json:"sessionId"`
+	ToolCall  *wireToolCall `json:"toolCall"`
+	Options   []struct {
+		OptionID string `json:"optionId"`
+		Name     string `json:"name"`
+		Kind     string `json:"kind"`
+	} `json:"options"`
+}
+
+// update is what the hot path reads of a session/update notification:
+// borrowed spans of the params, found by one pass over each object
+// (jsonrpc.Members), nothing decoded that a handler does not use.
+type update struct {
+	session []byte // the sessionId token, with its quotes
+	obj     []byte // the update object
+	kind    []byte // the sessionUpdate token, with its quotes
+	content []byte // content (a ContentBlock, or a ToolCallContent array)
+	msgID   []byte // messageId token
+	meta    []byte // the update's _meta
+}
+
+// read fills u from a session/update's params; ok is false when a member
+// has the wrong type.
+func (u *update) read(params []byte) bool {
+	*u = update{}
+	ok := true
+	jsonrpc.Members(params, func(name, v []byte) bool {
+		switch string(name) {
+		case "sessionId":
+			if v[0] != '"' {
+				ok = false
+			}
+			u.session = v
+		case "update":
+			if v[0] != '{' {
+				ok = false
+			}
+			u.obj = v
+		}
+		return true
+	})
+	if !ok || u.obj == nil {
+		return false
+	}
+	jsonrpc.Members(u.obj, func(name, v []byte) bool {
+		switch string(name) {
+		case "sessionUpdate":
+			if v[0] != '"' {
+				ok = false
+			}
+			u.kind = v
+		case "content":
+			u.content = v
+		case "messageId":
+			if v[0] == '"' {
+				u.msgID = v
+			}
+		case "_meta":
+			if v[0] == '{' {
+				u.meta = v
+			}
+		}
+		return true
+	})
+	return ok && u.kind != nil
+}
+
+// block is the part of a ContentBlock the parser reads: its type and, for
+// text, the text token.
+type block struct {
+	typ  []byte // token with quotes
+	text []byte // token with quotes
+}
+
+func readBlock(b []byte) (block, bool) {
+	var bl block
+	if len(b) == 0 || b[0] != '{' {
+		return bl, false
+	}
+	jsonrpc.Members(b, func(name, v []byte) bool {
+		switch string(name) {
+		case "type":
+			bl.typ = v
+		case "text":
+			bl.text = v
+		}
+		return true
+	})
+	return bl, true
+}
+
+// isText reports whether a block's type token is "text".
+func (bl block) isText() bool { return string(bl.typ) == `"text"` }
+
+// tokenString decodes a string token (nil gives "").
+func tokenString(tok []byte) (string, bool) {
+	if tok == nil || string(tok) == "null" {
+		return "", true
+	}
+	return jsonrpc.String(tok)
+}
+
+// unquoted returns a string token's bytes between the quotes when it has
+// no escapes (the common case), for comparisons that must not allocate.
+func unquoted(tok []byte) ([]byte, bool) {
+	if len(tok) < 2 || tok[0] != '"' {
+		return nil, false
+	}
+	in := tok[1 : len(tok)-1]
+	for _, c := range in {
+		if c == '\\' {
+			return nil, false
+		}
+	}
+	return in, true
+}
+
+// anyOf decodes a raw JSON value for a payload map (nil when absent).
+func anyOf(raw []byte) any {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var v any
+	if jsonguard.Unmarshal(raw, &v, 0) != nil {
+		return string(raw)
+	}
+	return v
+}
+
+// rawValue returns an owned copy of a JSON value for a payload's Raw.
+func rawValue(b []byte) json.RawMessage {
+	if b == nil {
+		return nil
+	}
+	return append(json.RawMessage(nil), b...)
+}

@@ -1,0 +1,48 @@
+package provider
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/parsers/acp"
+)
+
+func init() {
+	Register(Provider{
+		Name:    acp.Provider,
+		Summary: "Agent Client Protocol JSON-RPC (Gemini CLI --acp, opencode acp, Copilot CLI --acp, Qwen Code --acp)",
+		Codec:   acp.Codec,
+		Detect: func(head []byte) (int, bool) {
+			return DetectJSONLines(head, isACP)
+		},
+		Parse: func(in Input, sink driver.EventSink) Parsed {
+			var u unpaired
+			opts := acp.Options{Streaming: in.Streaming, SessionData: in.SessionData, Observe: in.Observe, Unpaired: u.add}
+			if in.Resume != nil {
+				// A resumed run loads the session of the run before it.
+				opts.SessionID, opts.Load = in.Resume.ResumeID, true
+			}
+			resp, err := acp.ParseSession(in.Stdin, in.Stdout, in.Stderr, sink, opts, in.Outcome)
+			return Parsed{Capability: acp.Capability, Response: resp, Err: err, Findings: u}
+		},
+	})
+}
+
+// isACP reports whether a line is an ACP agent message: a method of the
+// protocol's agent-to-client namespaces (session/update,
+// session/request_permission, fs/*, terminal/*), or a result in the shape
+// of an initialize, session/new or session/prompt response.
+func isACP(o Object) bool {
+	if m, ok := o.String("method"); ok {
+		return strings.HasPrefix(m, "session/") || strings.HasPrefix(m, "fs/") || strings.HasPrefix(m, "terminal/")
+	}
+	var r map[string]json.RawMessage
+	if !o.Has("id") || json.Unmarshal(o["result"], &r) != nil {
+		return false
+	}
+	_, init := r["protocolVersion"]
+	_, session := r["sessionId"]
+	_, stop := r["stopReason"]
+	return init || session || stop
+}
