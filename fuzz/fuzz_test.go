@@ -16,6 +16,7 @@ import (
 func FuzzSSE(f *testing.F)               { targets.FuzzSSE(f) }
 func FuzzNDJSON(f *testing.F)            { targets.FuzzNDJSON(f) }
 func FuzzJSONRPC(f *testing.F)           { targets.FuzzJSONRPC(f) }
+func FuzzACP(f *testing.F)               { targets.FuzzACP(f) }
 func FuzzAnthropicMessages(f *testing.F) { targets.FuzzAnthropicMessages(f) }
 func FuzzAppServer(f *testing.F)         { targets.FuzzAppServer(f) }
 func FuzzClaude(f *testing.F)            { targets.FuzzClaude(f) }

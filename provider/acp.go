@@ -13,6 +13,14 @@ func init() {
 		Name:    acp.Provider,
 		Summary: "Agent Client Protocol JSON-RPC (Gemini CLI --acp, opencode acp, Copilot CLI --acp, Qwen Code --acp)",
 		Codec:   acp.Codec,
+		Framing: FramingJSONRPC,
+		Fuzz: Fuzz{Target: "FuzzACP", Words: []string{
+			`"agent_thought_chunk"`, `"user_message_chunk"`, `"tool_call_update"`, `"usage_update"`,
+			`"current_mode_update"`, `"config_option_update"`, `"session_info_update"`, `"plan"`,
+			`"max_tokens"`, `"max_turn_requests"`, `"refusal"`, `"cancelled"`, `"loadSession"`,
+			`"rawInput"`, `"rawOutput"`, `"messageId"`, `"_meta"`, `"quota"`, `"thoughtTokens"`,
+			`"cachedReadTokens"`, `"fs/write_text_file"`, `"terminal/create"`, `"reject_once"`,
+		}},
 		Detect: func(head []byte) (int, bool) {
 			return DetectJSONLines(head, isACP)
 		},

@@ -32,6 +32,9 @@ func FuzzNDJSON(f *testing.F) { run(f, "FuzzNDJSON") }
 // FuzzJSONRPC runs fuzz.CheckJSONRPC.
 func FuzzJSONRPC(f *testing.F) { run(f, "FuzzJSONRPC") }
 
+// FuzzACP runs fuzz.CheckParser for the provider acp.
+func FuzzACP(f *testing.F) { run(f, "FuzzACP") }
+
 // FuzzAnthropicMessages runs fuzz.CheckParser for the provider anthropic-messages.
 func FuzzAnthropicMessages(f *testing.F) { run(f, "FuzzAnthropicMessages") }
 
