@@ -84,6 +84,12 @@
 // Read errors of the source and Tee errors are returned as they are and
 // are fatal (sticky).
 //
+// What Next returns with an error, what All does when the loop breaks
+// (nothing: the Reader and its source stay as they are), and Reset's
+// signature are the same in sse, ndjson and jsonrpc; package ndjson's doc
+// writes that agreement down once ("The verbs sse, ndjson and jsonrpc
+// share").
+//
 // # Reading members
 //
 // A classified Frame keeps Params, Result and Error as exact bytes.

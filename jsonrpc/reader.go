@@ -16,11 +16,21 @@ type Reader struct {
 
 // NewReader returns a Reader over src.
 func NewReader(src io.Reader, opts Options) *Reader {
-	return &Reader{r: ndjson.NewReader(src, ndjson.Options{MaxLineSize: opts.MaxLineSize, Tee: opts.Tee}), opts: opts}
+	return &Reader{r: ndjson.NewReader(src, opts.lines()), opts: opts}
 }
 
-// Reset makes the Reader read a new stream from src with the same options.
-func (r *Reader) Reset(src io.Reader) { r.r.Reset(src) }
+// lines are the options of the line framing under the messages.
+func (o Options) lines() ndjson.Options {
+	return ndjson.Options{MaxLineSize: o.MaxLineSize, Tee: o.Tee}
+}
+
+// Reset makes the Reader read a new stream from src with opts, as
+// NewReader would, but keeping the buffer it has grown. It does not close
+// the previous source.
+func (r *Reader) Reset(src io.Reader, opts Options) {
+	r.opts = opts
+	r.r.Reset(src, opts.lines())
+}
 
 // Next returns the next frame.
 //
@@ -72,9 +82,11 @@ func IsRecoverable(err error) bool {
 	return errors.As(err, &me)
 }
 
-// All returns an iterator over the remaining frames: each frame with its
-// error (nil, or a non-fatal *MessageError), then a final fatal error if
-// one occurs; it stops silently at io.EOF.
+// All returns an iterator over the remaining frames: the pairs of Next
+// (each frame with its error: nil, or a non-fatal *MessageError), up to and
+// including a fatal error; it stops silently at io.EOF. Breaking out of
+// the loop leaves the Reader and its source as they are: a later Next or
+// All goes on with the frame after the last one yielded.
 func (r *Reader) All() iter.Seq2[Frame, error] {
 	return func(yield func(Frame, error) bool) {
 		for {
@@ -106,7 +118,7 @@ type Decoder struct {
 // emit stops the Write or Close that called it and is sticky.
 func NewDecoder(opts Options, emit func(Frame, error) error) *Decoder {
 	d := &Decoder{opts: opts, emit: emit}
-	d.d = ndjson.NewDecoder(ndjson.Options{MaxLineSize: opts.MaxLineSize, Tee: opts.Tee}, d.frame)
+	d.d = ndjson.NewDecoder(opts.lines(), d.frame)
 	return d
 }
 
@@ -126,5 +138,9 @@ func (d *Decoder) Write(p []byte) (int, error) { return d.d.Write(p) }
 // fail.
 func (d *Decoder) Close() error { return d.d.Close() }
 
-// Reset discards all state for a new stream with the same options.
-func (d *Decoder) Reset() { d.d.Reset() }
+// Reset makes d decode a new stream with opts and emit, as NewDecoder
+// would, but keeping the buffer it has grown.
+func (d *Decoder) Reset(opts Options, emit func(Frame, error) error) {
+	d.opts, d.emit = opts, emit
+	d.d.Reset(opts.lines(), d.frame)
+}

@@ -140,7 +140,7 @@ func TestFatalErrors(t *testing.T) {
 	if err := d.Close(); err != stop {
 		t.Fatal(err)
 	}
-	d.Reset()
+	d.Reset(Options{}, func(Frame, error) error { return nil })
 }
 
 type failWriter struct{}
@@ -157,7 +157,7 @@ func TestReaderAllocs(t *testing.T) {
 		f, err := r.Next()
 		if err != nil || f.Class != Notification {
 			src.Reset(in)
-			r.Reset(src)
+			r.Reset(src, Options{})
 		}
 	})
 	if allocs != 0 {

@@ -70,10 +70,11 @@ func (d *Decoder) Close() error {
 	return d.err
 }
 
-// Reset discards all state so the Decoder can read a new stream with the
-// same options and emit function, keeping its buffer.
-func (d *Decoder) Reset() {
-	d.m.init(d.opts)
+// Reset makes d decode a new stream with opts and emit, as NewDecoder
+// would, but keeping the buffer it has grown.
+func (d *Decoder) Reset(opts Options, emit func(Frame, error) error) {
+	d.opts, d.emit = opts, emit
+	d.m.init(opts)
 	d.err, d.closed = nil, false
 }
 

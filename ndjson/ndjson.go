@@ -70,6 +70,37 @@
 // offset of the problem. [Frame.Type] and [Frame.Method] peek at the
 // top-level "type" and "method" strings without decoding, for dispatch.
 //
+// # The verbs sse, ndjson and jsonrpc share
+//
+// The three framing packages (sse, ndjson and jsonrpc, which frames its
+// lines with this package) agree on their common verbs; this is the one
+// place the agreement is written, and fuzz's TestFramingConventions holds
+// all three to it:
+//
+//   - Next returns (frame, nil); or (frame, err) with a recoverable err
+//     about that frame, whose Raw and position are the damaged input
+//     (jsonrpc's Invalid message); or (zero Frame, err) with a recoverable
+//     err about input that was skipped (a line or event over the limit, an
+//     incomplete event discarded), whose position and, where the package
+//     has it, length say what; or (zero Frame, fatal err), sticky: a
+//     read or Tee error, and io.EOF at the end. A fatal error never comes
+//     with a frame.
+//   - IsRecoverable(err) is the one spelling of "the stream goes on": true
+//     for the package's positioned error type (*sse.Error,
+//     *ndjson.LineError, *jsonrpc.MessageError, each with Pos() (offset,
+//     line)), false for everything else, io.EOF included.
+//   - All yields the pairs of Next, up to and including a fatal error, and
+//     stops silently at io.EOF. Breaking out of the loop leaves the Reader
+//     and its source as they are: a later Next or All goes on with the frame
+//     after the last one yielded. The source is the caller's to close (only
+//     sse.Reader has a Close, for HTTP response bodies).
+//   - Reset takes what the constructor takes and does what it would do,
+//     keeping the buffers already grown: Reader.Reset(src, opts),
+//     Decoder.Reset(opts, emit). It does not close the previous source.
+//   - A Decoder calls emit with the pairs Next would return, in the same
+//     order, never io.EOF; an error emit returns stops Write or Close and
+//     is sticky.
+//
 // # Concurrency
 //
 // Readers and Decoders are not safe for concurrent use. The package starts

@@ -21,17 +21,18 @@ type Reader struct {
 // bufio.Reader only if r is costly per call and delivers tiny chunks.
 func NewReader(r io.Reader, opts Options) *Reader {
 	rd := &Reader{}
-	rd.opts = opts
-	rd.Reset(r)
+	rd.Reset(r, opts)
 	return rd
 }
 
-// Reset makes the Reader read a new stream from r with the same options,
-// keeping its buffer. Offsets and line numbers start again at 0 and 1.
-func (r *Reader) Reset(src io.Reader) {
-	r.m.init(r.opts)
+// Reset makes the Reader read a new stream from src with opts, as
+// NewReader would, but keeping the buffer it has grown. Offsets and line
+// numbers start again at 0 and 1. It does not close the previous source.
+func (r *Reader) Reset(src io.Reader, opts Options) {
+	r.opts = opts
+	r.m.init(opts)
 	r.src = src
-	r.tee = r.opts.Tee
+	r.tee = opts.Tee
 	r.rerr, r.err = nil, nil
 }
 
@@ -117,11 +118,12 @@ func writeTee(w io.Writer, p []byte) error {
 	return err
 }
 
-// All returns an iterator over the remaining frames. It yields each frame
-// with a nil error, each *LineError (non-fatal) with a zero Frame, and a
-// final fatal error if one occurs; it stops silently at io.EOF. Breaking
-// out of the loop leaves the Reader usable. The yielded slices are valid
-// until the next iteration.
+// All returns an iterator over the remaining frames: the pairs of Next
+// (each frame with a nil error, each *LineError with a zero Frame), up to
+// and including a fatal error; it stops silently at io.EOF. Breaking out
+// of the loop leaves the Reader and its source as they are: a later Next
+// or All goes on with the frame after the last one yielded. The yielded
+// slices are valid until the next iteration.
 func (r *Reader) All() iter.Seq2[Frame, error] {
 	return func(yield func(Frame, error) bool) {
 		for {

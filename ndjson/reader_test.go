@@ -237,7 +237,8 @@ func TestDecoderEmitError(t *testing.T) {
 
 func TestDecoderClose(t *testing.T) {
 	var got []string
-	d := NewDecoder(Options{}, func(f Frame, err error) error { got = append(got, string(f.Raw)); return nil })
+	emit := func(f Frame, err error) error { got = append(got, string(f.Raw)); return nil }
+	d := NewDecoder(Options{}, emit)
 	d.Write([]byte("{}\n[]"))
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
@@ -251,7 +252,7 @@ func TestDecoderClose(t *testing.T) {
 	if d := cmp.Diff([]string{"{}\n", "[]"}, got); d != "" {
 		t.Fatalf("frames (-want +got):\n%s", d)
 	}
-	d.Reset()
+	d.Reset(Options{}, emit)
 	got = nil
 	d.Write([]byte("1\n"))
 	d.Close()
@@ -263,7 +264,7 @@ func TestDecoderClose(t *testing.T) {
 func TestReaderReset(t *testing.T) {
 	r := NewReader(strings.NewReader("a\nb\n"), Options{})
 	r.Next()
-	r.Reset(strings.NewReader("c\n"))
+	r.Reset(strings.NewReader("c\n"), Options{})
 	f, err := r.Next()
 	if err != nil || string(f.Data) != "c" || f.Offset != 0 || f.Line != 1 {
 		t.Fatalf("after Reset: %+v, %v", f, err)
@@ -364,7 +365,7 @@ func TestZeroAllocs(t *testing.T) {
 		f, err := r.Next()
 		if err == io.EOF {
 			src.Reset(lines)
-			r.Reset(src)
+			r.Reset(src, Options{})
 			return
 		}
 		if _, ok := f.Type(); !ok {

@@ -87,6 +87,12 @@
 // Errors of the underlying reader and of Tee pass through unchanged and are
 // sticky.
 //
+// What Next returns with an error, what All does when the loop breaks
+// (nothing: the Reader and its source stay as they are), and Reset's
+// signature are the same in sse, ndjson and jsonrpc; package ndjson's doc
+// writes that agreement down once ("The verbs sse, ndjson and jsonrpc
+// share").
+//
 // # Concurrency
 //
 // Reader, Decoder and Writer are not safe for concurrent use. The package

@@ -132,11 +132,13 @@ func (r *Reader) fill() {
 	r.err = io.ErrNoProgress
 }
 
-// All returns an iterator over the frames and non-fatal errors of Next. It
-// stops at io.EOF (which it does not yield) and after yielding a fatal
-// error. When the loop body stops early (break or return), All closes the
-// Reader, which closes the underlying reader if it is an io.Closer, so that
-// an HTTP response body is not left open.
+// All returns an iterator over the remaining frames: the pairs of Next
+// (each frame with a nil error, each non-fatal *Error with a zero Frame),
+// up to and including a fatal error; it stops silently at io.EOF.
+// Breaking out of the loop leaves the Reader and its source as they are:
+// a later Next or All goes on with the frame after the last one yielded.
+// The source is the caller's to close (Close closes it when it is an
+// io.Closer, such as an HTTP response body).
 func (r *Reader) All() iter.Seq2[Frame, error] {
 	return func(yield func(Frame, error) bool) {
 		for {
@@ -145,7 +147,6 @@ func (r *Reader) All() iter.Seq2[Frame, error] {
 				return
 			}
 			if !yield(f, err) {
-				r.Close()
 				return
 			}
 			if err != nil && !IsRecoverable(err) {

@@ -104,7 +104,7 @@ func BenchmarkJSONRPC(b *testing.B) {
 		r := jsonrpc.NewReader(src, jsonrpc.Options{})
 		for b.Loop() {
 			src.Reset(data)
-			r.Reset(src)
+			r.Reset(src, jsonrpc.Options{})
 			msgs := 0
 			for {
 				f, err := r.Next()
@@ -150,7 +150,7 @@ func BenchmarkJSONRPC(b *testing.B) {
 		b.ReportAllocs()
 		defer cpuMetric(b, len(data))()
 		msgs := 0
-		d := jsonrpc.NewDecoder(jsonrpc.Options{}, func(f jsonrpc.Frame, err error) error {
+		emit := func(f jsonrpc.Frame, err error) error {
 			if err != nil {
 				return err
 			}
@@ -158,9 +158,10 @@ func BenchmarkJSONRPC(b *testing.B) {
 				msgs++
 			}
 			return nil
-		})
+		}
+		d := jsonrpc.NewDecoder(jsonrpc.Options{}, emit)
 		for b.Loop() {
-			d.Reset()
+			d.Reset(jsonrpc.Options{}, emit)
 			msgs = 0
 			for rest := data; len(rest) > 0; {
 				k := min(len(rest), 64<<10)

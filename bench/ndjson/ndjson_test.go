@@ -95,7 +95,7 @@ func BenchmarkFraming(b *testing.B) {
 		r := ndjson.NewReader(src, ndjson.Options{})
 		for b.Loop() {
 			*src = chunkReader{data: data, size: readSize}
-			r.Reset(src)
+			r.Reset(src, ndjson.Options{})
 			for {
 				f, err := r.Next()
 				if err != nil {
@@ -112,7 +112,7 @@ func BenchmarkFraming(b *testing.B) {
 		r := ndjson.NewReader(src, ndjson.Options{})
 		for b.Loop() {
 			*src = chunkReader{data: data, size: readSize}
-			r.Reset(src)
+			r.Reset(src, ndjson.Options{})
 			for {
 				f, err := r.Next()
 				if err != nil {
@@ -126,9 +126,10 @@ func BenchmarkFraming(b *testing.B) {
 	})
 	b.Run("ndjson.Decoder-16KiB", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
-		d := ndjson.NewDecoder(ndjson.Options{}, func(f ndjson.Frame, err error) error { sink += len(f.Data); return nil })
+		emit := func(f ndjson.Frame, err error) error { sink += len(f.Data); return nil }
+		d := ndjson.NewDecoder(ndjson.Options{}, emit)
 		for b.Loop() {
-			d.Reset()
+			d.Reset(ndjson.Options{}, emit)
 			for rest := data; len(rest) > 0; {
 				n := min(len(rest), readSize)
 				d.Write(rest[:n])
@@ -275,7 +276,7 @@ func TestFramingAllocs(t *testing.T) {
 	r := ndjson.NewReader(src, ndjson.Options{})
 	run := func() {
 		*src = chunkReader{data: data, size: readSize}
-		r.Reset(src)
+		r.Reset(src, ndjson.Options{})
 		for {
 			f, err := r.Next()
 			if err != nil {

@@ -36,7 +36,8 @@ func TestRatios(t *testing.T) {
 	scBuf := make([]byte, 64<<10)
 	src := &chunkReader{}
 	rd := ndjson.NewReader(src, ndjson.Options{})
-	dec := ndjson.NewDecoder(ndjson.Options{}, func(f ndjson.Frame, err error) error { sink += len(f.Data); return nil })
+	emit := func(f ndjson.Frame, err error) error { sink += len(f.Data); return nil }
+	dec := ndjson.NewDecoder(ndjson.Options{}, emit)
 	decodeBy := map[string]decodeFunc{}
 	for _, d := range decoders {
 		decodeBy[d.name] = d.run
@@ -77,7 +78,7 @@ func TestRatios(t *testing.T) {
 		}},
 		{name: "ndjson.Reader, 16 KiB reads", run: func() {
 			*src = chunkReader{data: data, size: readSize}
-			rd.Reset(src)
+			rd.Reset(src, ndjson.Options{})
 			for {
 				f, err := rd.Next()
 				if err != nil {
@@ -87,7 +88,7 @@ func TestRatios(t *testing.T) {
 			}
 		}},
 		{name: "ndjson.Decoder, 16 KiB writes", run: func() {
-			dec.Reset()
+			dec.Reset(ndjson.Options{}, emit)
 			for rest := data; len(rest) > 0; {
 				n := min(len(rest), readSize)
 				dec.Write(rest[:n])
@@ -97,7 +98,7 @@ func TestRatios(t *testing.T) {
 		}},
 		{name: "ndjson.Reader + Type peek", run: func() {
 			*src = chunkReader{data: data, size: readSize}
-			rd.Reset(src)
+			rd.Reset(src, ndjson.Options{})
 			for {
 				f, err := rd.Next()
 				if err != nil {

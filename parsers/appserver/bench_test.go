@@ -118,7 +118,7 @@ func BenchmarkFeed(b *testing.B) {
 	r := jsonrpc.NewReader(src, jsonrpc.Options{})
 	for b.Loop() {
 		src.Reset(data)
-		r.Reset(src)
+		r.Reset(src, jsonrpc.Options{})
 		p := New(&countSink{}, Options{Streaming: true})
 		for {
 			f, err := r.Next()

@@ -74,7 +74,7 @@ func BenchmarkParsePartial(b *testing.B) {
 	cpu0 := parsertest.CPUTime()
 	for b.Loop() {
 		src.Reset(stream)
-		rd.Reset(src)
+		rd.Reset(src, ndjson.Options{})
 		p := New(&countSink{}, opts)
 		for {
 			f, err := rd.Next()
