@@ -318,6 +318,24 @@ func (e *Emitter) OpenTool(scope, id, name string, args map[string]any, parentSc
 	return e.open(Tool, scope, id, driver.StreamPayload{Name: name, Args: args, ParentScopeID: parentScope, ParentToolCallID: parentTool})
 }
 
+// OpenServerTool opens a tool call that the provider executes itself (a
+// model API's web search, code execution or MCP call, as opposed to a call
+// the client is asked to run): OpenTool, whose tool_call.start carries
+// Raw["provider_executed"] = true beside raw's members (the provider's
+// block or item type, a server name), so that a consumer tells the two
+// apart from the normalized stream alone.
+func (e *Emitter) OpenServerTool(scope, id, name string, args, raw map[string]any) (string, error) {
+	if name == "" {
+		name = "unknown"
+	}
+	r := make(map[string]any, len(raw)+1)
+	for k, v := range raw {
+		r[k] = v
+	}
+	r["provider_executed"] = true
+	return e.open(Tool, scope, id, driver.StreamPayload{Name: name, Args: args, Raw: r})
+}
+
 // Delta emits a text or reasoning delta, opening the lifecycle first when it
 // is not open. An empty delta emits nothing.
 func (e *Emitter) Delta(f Family, scope, id, delta string) error {

@@ -107,12 +107,14 @@
 //	anything else                    unknown          Raw keeps it
 //	(none before message_stop)       unknown          Raw is empty
 //
-// The failures, with no Finish (driver.Finish's rules, adaptertest FIN-*):
-// an error event (provider_error with the error's type and message and
-// Options.HTTPStatus; no Usage), a document body (provider_error with its
-// status and, from a JSON error body, type, message and request_id), a
-// cancelled or timed-out exchange, and a stream that ended without
-// message_stop and without an error: incomplete, never a success.
+// The failures (driver.Finish's rules, adaptertest FIN-*): an error event
+// (provider_error with the error's type and message and
+// Options.HTTPStatus) and a document body (provider_error with its status
+// and, from a JSON error body, type, message and request_id) carry the
+// Finish {error, <error type>} ("error" when the error has no type) and no
+// Usage, the same as the openai and gemini parsers; a cancelled or
+// timed-out exchange, and a stream that ended without message_stop and
+// without an error (incomplete, never a success), carry no Finish.
 //
 // # Usage
 //

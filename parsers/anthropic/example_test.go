@@ -40,7 +40,7 @@ func ExampleParse_httpError() {
 	body := strings.NewReader(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_011CSHoEeqs5C35K2UUqR7Fy"}`)
 	r, _ := anthropic.Parse(body, &adaptertest.RecordingSink{}, anthropic.Options{HTTPStatus: 529, ContentType: "application/json"}, anthropic.Outcome{})
 	f := r.Failure
-	fmt.Println(f.Code, f.HTTPStatus, f.ErrorType, f.Message, r.Usage == nil, r.Finish == nil)
+	fmt.Println(f.Code, f.HTTPStatus, f.ErrorType, f.Message, r.Usage == nil, r.Finish.Reason, r.Finish.Raw)
 	// Output:
-	// provider_error 529 overloaded_error Overloaded true true
+	// provider_error 529 overloaded_error Overloaded true error overloaded_error
 }

@@ -27,8 +27,10 @@ func FinishReason(stopReason string) driver.FinishReason {
 // message_stop (incomplete, with the read error of Outcome.Err when there
 // was one). Only a stream that reached message_stop succeeds; its Finish
 // maps the last message_delta's stop_reason (FinishUnknown with an empty
-// Raw when none came). A failed response carries no Finish; a provider
-// error no Usage, the other failures the usage reported so far.
+// Raw when none came). A provider error (an error event or an error body)
+// carries the Finish {error, <error type>} and no Usage, as every
+// model-API parser's does; cancellation, timeout and an incomplete stream
+// carry no Finish and the usage reported so far.
 //
 // RawStreams holds only Terminal; Parse fills in the body. Finish returns
 // a non-nil error only for Outcome.Err or a sink error, and may be called
@@ -52,14 +54,16 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 	if p.document {
 		resp.Metadata[MetaTransport] = "anthropic-messages-http"
 		failure = p.documentFailure()
+		fin = errorFinish(failure)
 		if err := p.errorItem(&wireErrorBody{Error: &wireError{Type: failure.ErrorType, Message: failure.Message}}, failure.HTTPStatus); err != nil {
-			return p.end(resp, nil, nil, failure, out, err)
+			return p.end(resp, nil, fin, failure, out, err)
 		}
 		usage = nil
 	} else {
 		switch {
 		case p.errEvent != nil:
 			failure = providerFailure(p.errEvent, p.opts.HTTPStatus, nil)
+			fin = errorFinish(failure)
 			usage = nil
 		case out.Cancelled:
 			failure = &driver.RunFailure{Code: driver.FailureCancelled, Message: "anthropic stream cancelled"}
@@ -102,6 +106,17 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 	// A failed stream's Output is the text it had produced.
 	resp.Output = p.output.String()
 	return p.end(resp, usage, fin, failure, out, nil)
+}
+
+// errorFinish is the Finish of a provider error: reason error, the
+// error's type ("overloaded_error") as its raw value, "error" when the
+// error has no type.
+func errorFinish(f *driver.RunFailure) *driver.Finish {
+	raw := f.ErrorType
+	if raw == "" {
+		raw = "error"
+	}
+	return &driver.Finish{Reason: driver.FinishError, Raw: raw}
 }
 
 // end emits the terminal and completes the Response.

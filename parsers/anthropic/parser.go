@@ -487,6 +487,16 @@ func (p *Parser) blockStart(f sse.Frame, ev *wireEvent) error {
 		if in, ok := decodeAny(cb.Input).(map[string]any); ok && len(in) > 0 {
 			args = in // complete already: no argument deltas are expected
 		}
+		if b.kind == blockServerTool {
+			// The API runs it (web search, code execution, an MCP server):
+			// tool_call.start says so, and names the block type.
+			raw := map[string]any{"type": cb.Type}
+			if b.serverName != "" {
+				raw["server_name"] = b.serverName
+			}
+			_, err := p.em.OpenServerTool("", b.wid, b.name, args, raw)
+			return err
+		}
 		_, err := p.em.OpenTool("", b.wid, b.name, args, "", "")
 		return err
 	case cb.Type == "redacted_thinking":

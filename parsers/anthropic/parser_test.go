@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	stdcmp "cmp"
 	"encoding/json"
 	"errors"
 	"io"
@@ -232,8 +233,14 @@ func TestFailures(t *testing.T) {
 			if f == nil || f.Code != tc.code || f.ErrorType != tc.errType || f.HTTPStatus != tc.status || f.Message == "" {
 				t.Fatalf("failure %+v", f)
 			}
-			if r.Response.Finish != nil || (tc.code == driver.FailureProviderError) != (r.Response.Usage == nil) && tc.body != "" && tc.opts.HTTPStatus == 0 {
-				t.Errorf("finish %+v usage %+v", r.Response.Finish, r.Response.Usage)
+			// A provider error carries the error finish, whose raw value is
+			// the error type; the other failures carry none.
+			wantFin := tc.code == driver.FailureProviderError
+			if fin := r.Response.Finish; (fin != nil) != wantFin || wantFin && (fin.Reason != driver.FinishError || fin.Raw != stdcmp.Or(tc.errType, "error")) {
+				t.Errorf("finish %+v", fin)
+			}
+			if (tc.code == driver.FailureProviderError) != (r.Response.Usage == nil) && tc.body != "" && tc.opts.HTTPStatus == 0 {
+				t.Errorf("usage %+v", r.Response.Usage)
 			}
 			if r.Response.Output != tc.output {
 				t.Errorf("Output %q, want %q", r.Response.Output, tc.output)
@@ -487,7 +494,8 @@ func TestMockCorpus(t *testing.T) {
 				}
 				return
 			}
-			if f == nil || f.Code != w.code || f.ErrorType != w.errType || r.Response.Finish != nil {
+			if f == nil || f.Code != w.code || f.ErrorType != w.errType || (w.code == driver.FailureProviderError) != (r.Response.Finish != nil) ||
+				r.Response.Finish != nil && *r.Response.Finish != (driver.Finish{Reason: driver.FinishError, Raw: w.errType}) {
 				t.Fatalf("failure %+v finish %+v", f, r.Response.Finish)
 			}
 		})

@@ -806,7 +806,7 @@ func (p *Parser) executableCode(c *candState, pt *part) error {
 			args[k] = v
 		}
 	}
-	if _, err := p.em.OpenTool("", id, CodeExecutionTool, args, "", ""); err != nil {
+	if _, err := p.em.OpenServerTool("", id, CodeExecutionTool, args, map[string]any{"type": "executableCode"}); err != nil {
 		return err
 	}
 	c.openCode = append(c.openCode, id)

@@ -625,6 +625,12 @@ func (p *Parser) openCall(it *rItem) error {
 	if p.em.IsOpen(emit.Tool, "", it.wire) || it.done {
 		return nil
 	}
+	if it.kind == kServer {
+		// The provider runs it (web search, file search, code interpreter,
+		// an MCP call): tool_call.start says so, and names the item type.
+		_, err := p.em.OpenServerTool("", it.wire, it.toolName(), nil, map[string]any{"type": it.typ})
+		return err
+	}
 	_, err := p.em.OpenTool("", it.wire, it.toolName(), nil, "", "")
 	return err
 }
