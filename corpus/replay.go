@@ -28,7 +28,8 @@ var (
 	Bytes = chunk.Bytes
 )
 
-// Random delivers reads of 1 to 97 bytes, in a sequence fixed by seed.
+// Random delivers reads in a sequence fixed by seed, mostly of 1 to 64
+// bytes and one in 16 of up to 4096 (chunk.Random).
 func Random(seed uint64) Chunking { return chunk.Random(seed) }
 
 // Chunkings returns Whole, Lines, Bytes and Random(seed).

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -20,26 +21,26 @@ const oneByteMax = 1 << 10
 func CheckChunking(data []byte) error {
 	type reader struct {
 		name string
-		pull func(ch *chunks) ([]string, error)
-		push func(ch *chunks) ([]string, error)
+		pull func(ch io.Reader) ([]string, error)
+		push func(ch io.Reader) ([]string, error)
 	}
 	readers := []reader{
-		{"sse", func(ch *chunks) ([]string, error) { return SSEFrames(ch, data) }, func(ch *chunks) ([]string, error) { return SSEPush(data, ch) }},
-		{"ndjson", func(ch *chunks) ([]string, error) { return NDJSONFrames(ch, data) }, func(ch *chunks) ([]string, error) { return NDJSONPush(data, ch) }},
-		{"jsonrpc", func(ch *chunks) ([]string, error) { return JSONRPCFrames(ch, data) }, func(ch *chunks) ([]string, error) { return JSONRPCPush(data, ch) }},
+		{"sse", func(ch io.Reader) ([]string, error) { return SSEFrames(ch, data) }, func(ch io.Reader) ([]string, error) { return SSEPush(data, ch) }},
+		{"ndjson", func(ch io.Reader) ([]string, error) { return NDJSONFrames(ch, data) }, func(ch io.Reader) ([]string, error) { return NDJSONPush(data, ch) }},
+		{"jsonrpc", func(ch io.Reader) ([]string, error) { return JSONRPCFrames(ch, data) }, func(ch io.Reader) ([]string, error) { return JSONRPCPush(data, ch) }},
 	}
 	sizes := []int{0}
 	if len(data) <= oneByteMax {
 		sizes = append(sizes, 1)
 	}
 	for _, r := range readers {
-		whole, err := r.pull(newChunks(data, len(data)+1))
+		whole, err := r.pull(chunked(data, len(data)+1))
 		if err != nil {
 			return err
 		}
 		for _, size := range sizes {
-			for face, run := range map[string]func(*chunks) ([]string, error){"Reader": r.pull, "Decoder": r.push} {
-				got, err := run(newChunks(data, size))
+			for face, run := range map[string]func(io.Reader) ([]string, error){"Reader": r.pull, "Decoder": r.push} {
+				got, err := run(chunked(data, size))
 				if err != nil {
 					return err
 				}
@@ -56,7 +57,7 @@ func CheckChunking(data []byte) error {
 			return err
 		}
 		for _, size := range sizes {
-			got, err := p.Run(newChunks(data, size), newChunks([]byte(stderrOf), size), mode)
+			got, err := p.Run(chunked(data, size), chunked([]byte(stderrOf), size), mode)
 			if err != nil {
 				return err
 			}

@@ -105,7 +105,7 @@ func SSEFrames(src io.Reader, data []byte) ([]string, error) {
 
 // SSEPush feeds data to an sse.Decoder in the chunks of ch and returns
 // the same lines as SSEFrames.
-func SSEPush(data []byte, ch *chunks) ([]string, error) {
+func SSEPush(data []byte, ch io.Reader) ([]string, error) {
 	var out []string
 	d := sse.NewDecoder(sse.Options{MaxEventSize: SSEMaxEvent, Spans: true}, func(f sse.Frame, err error) error {
 		if err != nil {
@@ -147,7 +147,7 @@ func CheckSSE(data []byte) error {
 	if err := c.check("sse", len(data)); err != nil {
 		return err
 	}
-	push, err := SSEPush(data, newChunks(data, 0))
+	push, err := SSEPush(data, chunked(data, 0))
 	if err != nil {
 		return err
 	}
@@ -327,7 +327,7 @@ func checkWholeVsChunked(name string, data []byte, frames func(io.Reader, []byte
 	if err := c.check(name, len(data)); err != nil {
 		return err
 	}
-	chunked, err := frames(newChunks(data, 0), data)
+	chunked, err := frames(chunked(data, 0), data)
 	if err != nil {
 		return err
 	}
@@ -347,7 +347,7 @@ func ndjsonLine(f ndjson.Frame) string {
 
 // NDJSONPush feeds data to an ndjson.Decoder in the chunks of ch and
 // returns the same lines as NDJSONFrames.
-func NDJSONPush(data []byte, ch *chunks) ([]string, error) {
+func NDJSONPush(data []byte, ch io.Reader) ([]string, error) {
 	var out []string
 	d := ndjson.NewDecoder(ndjson.Options{MaxLineSize: LineMax}, func(f ndjson.Frame, err error) error {
 		if err != nil {
@@ -362,7 +362,7 @@ func NDJSONPush(data []byte, ch *chunks) ([]string, error) {
 
 // JSONRPCPush feeds data to a jsonrpc.Decoder in the chunks of ch and
 // returns the same lines as JSONRPCFrames.
-func JSONRPCPush(data []byte, ch *chunks) ([]string, error) {
+func JSONRPCPush(data []byte, ch io.Reader) ([]string, error) {
 	var out []string
 	var ferr error
 	d := jsonrpc.NewDecoder(jsonrpc.Options{MaxLineSize: LineMax, MaxDepth: Depth}, func(f jsonrpc.Frame, err error) error {
@@ -390,7 +390,7 @@ func JSONRPCPush(data []byte, ch *chunks) ([]string, error) {
 }
 
 // push writes the chunks of ch to a push decoder and closes it.
-func push(what string, write func([]byte) (int, error), closer func() error, ch *chunks) error {
+func push(what string, write func([]byte) (int, error), closer func() error, ch io.Reader) error {
 	buf := make([]byte, 4096)
 	for {
 		n, err := ch.Read(buf)

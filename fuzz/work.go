@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"math/rand/v2"
 	"runtime/metrics"
+
+	"github.com/agentwire/agentwire/internal/chunk"
 )
 
 // The limits the targets run with. They are far below the production
@@ -61,35 +62,14 @@ func (c *counter) check(what string, n int) error {
 	return nil
 }
 
-// chunks is an io.Reader that hands out its input in pieces whose sizes are
-// drawn from a PRNG seeded by the input itself (so a failure reproduces
-// from the input alone). size 0 means random sizes of 1 to 64 bytes, with
-// occasional larger ones; size > 0 fixes every piece to that size.
-type chunks struct {
-	b    []byte
-	size int
-	rnd  *rand.Rand
-}
-
-func newChunks(b []byte, size int) *chunks {
-	return &chunks{b: b, size: size, rnd: rand.New(rand.NewPCG(Seed(b), 0x9e3779b97f4a7c15))}
-}
-
-func (c *chunks) Read(p []byte) (int, error) {
-	if len(c.b) == 0 {
-		return 0, io.EOF
+// chunked delivers data as the chunking checks read it: size 0 is
+// chunk.Random seeded by the input's hash (a failure reproduces from the
+// input alone), size > 0 reads of that size.
+func chunked(data []byte, size int) io.Reader {
+	if size <= 0 {
+		return chunk.Random(Seed(data)).Reader(data)
 	}
-	n := c.size
-	if n <= 0 {
-		n = 1 + c.rnd.IntN(64)
-		if c.rnd.IntN(16) == 0 {
-			n = 1 + c.rnd.IntN(4096)
-		}
-	}
-	n = min(n, len(p), len(c.b))
-	copy(p, c.b[:n])
-	c.b = c.b[n:]
-	return n, nil
+	return chunk.Sizes(data, size)
 }
 
 // Seed is the FNV-64a hash of data: it seeds the chunking and the modes a

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/agentwire/agentwire/internal/chunk"
 )
 
 // loopReader serves the same stream forever, so that allocation runs
@@ -95,7 +97,7 @@ func TestLinearWork(t *testing.T) {
 			}
 			var m *machine
 			if face == "reader" {
-				r := NewReader(&chunkReader{data: in, sizes: []int{1}}, opts)
+				r := NewReader(chunk.Sizes(in, 1), opts)
 				for {
 					if _, err := r.Next(); err == io.EOF {
 						break
@@ -132,7 +134,7 @@ func TestReset(t *testing.T) {
 	r.Next()
 	r.Next()
 	for i := range 3 {
-		r.Reset(&chunkReader{data: in, sizes: []int{1000}}, Options{Spans: true})
+		r.Reset(chunk.Sizes(in, 1000), Options{Spans: true})
 		var gs []got
 		for {
 			f, err := r.Next()
@@ -190,7 +192,7 @@ func TestMemoryBound(t *testing.T) {
 		}
 		for name, in := range shapes {
 			for _, rs := range []int{1, 7, 4096, 1 << 20} {
-				r := NewReader(&chunkReader{data: []byte(in), sizes: []int{rs}}, Options{MaxEventSize: limit})
+				r := NewReader(chunk.Sizes([]byte(in), rs), Options{MaxEventSize: limit})
 				peak := 0
 				for {
 					_, err := r.Next()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/agentwire/agentwire/internal/chunk"
 )
 
 // In-package benchmarks of the steady state; the comparison with the peers
@@ -28,7 +30,7 @@ func BenchmarkNext(b *testing.B) {
 				b.SetBytes(int64(len(in)))
 				b.ReportAllocs()
 				for b.Loop() {
-					r := NewReader(&chunkReader{data: in, sizes: []int{rs}}, Options{})
+					r := NewReader(chunk.Sizes(in, rs), Options{})
 					for {
 						_, err := r.Next()
 						if err != nil {

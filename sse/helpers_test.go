@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/agentwire/agentwire/internal/chunk"
 )
 
 // tb is the part of testing.TB that *rapid.T also has.
@@ -56,38 +58,12 @@ func poison(f Frame) {
 	}
 }
 
-// chunkReader returns the input in reads whose sizes follow sizes
-// (cycling; a size of 0 or less means 1). It is not an io.Closer.
-type chunkReader struct {
-	data  []byte
-	sizes []int
-	i     int
-}
-
-func (c *chunkReader) Read(p []byte) (int, error) {
-	if len(c.data) == 0 {
-		return 0, io.EOF
-	}
-	n := len(c.data)
-	if len(c.sizes) > 0 {
-		n = c.sizes[c.i%len(c.sizes)]
-		c.i++
-		if n <= 0 {
-			n = 1
-		}
-	}
-	n = min(n, len(p), len(c.data))
-	copy(p, c.data[:n])
-	c.data = c.data[n:]
-	return n, nil
-}
-
 // readAll decodes input with a Reader fed in reads of the given sizes (nil:
 // one read), poisoning every frame before the next call. It stops at io.EOF
 // or a fatal error.
 func readAll(t tb, input []byte, opts Options, sizes []int) []got {
 	t.Helper()
-	r := NewReader(&chunkReader{data: input, sizes: sizes}, opts)
+	r := NewReader(chunk.Sizes(input, sizes...), opts)
 	var out []got
 	for i := 0; ; i++ {
 		f, err := r.Next()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentwire/agentwire/internal/chunk"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -39,7 +40,7 @@ func checkInput(t tb, input []byte, opts Options, sizes []int) []got {
 			o.Tee = &tee
 			var gs []got
 			if face == "reader" {
-				r := NewReader(&chunkReader{data: input, sizes: run.sizes}, o)
+				r := NewReader(chunk.Sizes(input, run.sizes...), o)
 				for {
 					f, err := r.Next()
 					if err == io.EOF {

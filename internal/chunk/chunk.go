@@ -30,7 +30,10 @@ var (
 	Bytes = Chunking{"bytes", func(b []byte) io.Reader { return Sizes(b, 1) }}
 )
 
-// Random delivers reads of 1 to 97 bytes, in a sequence fixed by seed.
+// Random delivers reads in a sequence fixed by seed: mostly of 1 to 64
+// bytes, and one in 16 of 1 to 4096, so that small reads and reads across
+// a reader's buffer boundaries meet in one stream (fuzz seeds it with the
+// input's hash, so that a failure reproduces from the input alone).
 func Random(seed uint64) Chunking {
 	return Chunking{fmt.Sprintf("random(%d)", seed), func(b []byte) io.Reader {
 		return &randReader{b: b, r: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
@@ -92,7 +95,11 @@ func (r *randReader) Read(p []byte) (int, error) {
 	if len(r.b) == 0 {
 		return 0, io.EOF
 	}
-	n := copy(p, r.b[:min(1+r.r.IntN(97), len(r.b))])
+	n := 1 + r.r.IntN(64)
+	if r.r.IntN(16) == 0 {
+		n = 1 + r.r.IntN(4096)
+	}
+	n = copy(p, r.b[:min(n, len(r.b))])
 	r.b = r.b[n:]
 	return n, nil
 }

@@ -51,8 +51,8 @@ type Chunking struct {
 }
 
 // Chunkings returns the four deliveries every parser is replayed under,
-// chunk.All(seed): whole, one line, one byte, and random pieces of 1 to
-// 97 bytes drawn from seed.
+// chunk.All(seed): whole, one line, one byte, and random pieces drawn from
+// seed (chunk.Random).
 func Chunkings(seed uint64) []Chunking {
 	var out []Chunking
 	for _, c := range chunk.All(seed) {
