@@ -668,7 +668,7 @@ func exitStatus(ps *os.ProcessState) (int, string) {
 		return -1, ""
 	}
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -1, signalName(ws.Signal())
+		return -1, SignalName(ws.Signal())
 	}
 	return ps.ExitCode(), ""
 }
@@ -679,7 +679,9 @@ var signalNames = map[syscall.Signal]string{
 	syscall.SIGSEGV: "SIGSEGV", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS",
 }
 
-func signalName(s syscall.Signal) string {
+// SignalName is the name Result.Signal gives a signal: "SIGKILL", or
+// "SIG<n>" for one without a name here.
+func SignalName(s syscall.Signal) string {
 	if n, ok := signalNames[s]; ok {
 		return n
 	}
