@@ -105,7 +105,7 @@ const Type = "acp"
 
 // DefaultGrace is the time the agent gets to end a cancelled turn before
 // its process group is killed.
-const DefaultGrace = 2 * time.Second
+const DefaultGrace = 1500 * time.Millisecond
 
 // DefaultExitWait is how long an agent may run on after its turn ended and
 // its stdin closed before it is signalled. Agents clean up before they

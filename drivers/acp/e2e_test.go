@@ -3,7 +3,6 @@ package acp_test
 import (
 	"encoding/json"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/drivers/acp"
 	"github.com/agentwire/agentwire/drivers/internal/drvtest"
+	pacp "github.com/agentwire/agentwire/parsers/acp"
 )
 
 // The end-to-end tests run each pinned real ACP agent (Gemini CLI,
@@ -122,8 +122,13 @@ func TestE2EResume(t *testing.T) {
 }
 
 // TestE2ECancel cancels a turn while the model stalls: the driver sends
-// session/cancel, and Run must return within the bound of Sandbox.Cancel
-// with the turn cancelled.
+// session/cancel before any signal, and Run must return within the bound
+// of Sandbox.Cancel (the grace and a second) with the turn cancelled.
+// Whether the agent answered the prompt with stopReason cancelled and
+// exited within the grace, or was killed when it ran out, is logged: seen
+// here, Copilot CLI answers and exits at once, Gemini CLI and Qwen Code
+// answer but take longer than the grace to exit, and opencode 1.18.33
+// does not answer session/cancel while its model stream stalls.
 func TestE2ECancel(t *testing.T) {
 	eachAgent(t, func(t *testing.T, cli record.CLI) {
 		written := make(chan int, 8)
@@ -133,8 +138,32 @@ func TestE2ECancel(t *testing.T) {
 			}
 		}})
 		r := sb.Cancel(t, d, written, `"method":"session/update"`)
-		if !strings.Contains(r.Resp.RawStreams.Stdout, `"cancelled"`) {
-			t.Logf("no stopReason cancelled: the group was killed (signal %q)", r.Resp.Signal)
+		if got := r.Resp.Metadata[pacp.MetaCancelSent]; got != "1" {
+			t.Errorf("session/cancel sent %q times, want once", got)
 		}
+		t.Logf("%s: stopReason %q, signal %q", cli.Name, r.Resp.Metadata[pacp.MetaStopReason], r.Resp.Signal)
+	})
+}
+
+// shellCall is the model's call of cli's shell tool running command.
+func shellCall(cli record.CLI, command string) mock.Reply {
+	name, input := "run_shell_command", map[string]string{"command": command}
+	if cli.Name == "copilot" || cli.Name == "opencode" {
+		name, input["description"] = "bash", "Create a file"
+	}
+	b, _ := json.Marshal(input)
+	return mock.Reply{Items: []mock.Item{{Type: "tool_call", Name: name, Input: b}}, Usage: &mock.Usage{InputTokens: 200, OutputTokens: 20}}
+}
+
+// TestE2EApproval: the agent's session/request_permission for a shell
+// command goes to the host's DecisionCapableSink; approved, the command
+// runs, rejected, it does not.
+func TestE2EApproval(t *testing.T) {
+	eachAgent(t, func(t *testing.T, cli record.CLI) {
+		const file = "agentwire-approved.txt"
+		drvtest.Approval(t, "Create "+file+".", file, func(t *testing.T) (driver.Driver, drvtest.Sandbox) {
+			d, _, sb := e2eEnv(t, cli, mock.Options{Replies: []mock.Reply{shellCall(cli, "touch "+file), text("Done.")}})
+			return d, sb
+		})
 	})
 }
