@@ -175,11 +175,14 @@ func (p *Parser) agentRequest(f jsonrpc.Frame) error {
 
 func (p *Parser) permission(f jsonrpc.Frame, r *Request) error {
 	var w wirePermission
-	if err := f.DecodeParams(&w); err != nil || w.ToolCall == nil {
+	if err := f.DecodeParams(&w); err != nil {
 		return p.malformedFrame(f, "session/request_permission without a valid toolCall")
 	}
-	tc := w.ToolCall
-	r.ToolCallID = tc.ToolCallID
+	tc, ok := readTool(w.ToolCall)
+	if !ok {
+		return p.malformedFrame(f, "session/request_permission without a valid toolCall")
+	}
+	r.ToolCallID = tc.id
 	var choices []driver.DecisionChoice
 	for _, o := range w.Options {
 		r.Options = append(r.Options, PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
@@ -187,30 +190,28 @@ func (p *Parser) permission(f jsonrpc.Frame, r *Request) error {
 	}
 	// The toolCall is a ToolCallUpdate: it may announce the call, or add
 	// its input, before the call runs.
-	if tc.ToolCallID != "" {
-		if err := p.closeMessage(); err != nil {
+	if err := p.closeMessage(); err != nil {
+		return err
+	}
+	ts := p.tools[tc.id]
+	if ts == nil {
+		ts = p.newTool(tc.id)
+	}
+	if !ts.done {
+		ts.merge(&tc)
+		if err := p.openTool(tc.id, ts); err != nil {
 			return err
-		}
-		ts := p.tools[tc.ToolCallID]
-		if ts == nil {
-			ts = p.newTool(tc.ToolCallID)
-		}
-		if !ts.done {
-			ts.merge(tc)
-			if err := p.openTool(tc.ToolCallID, ts); err != nil {
-				return err
-			}
 		}
 	}
 	prompt := mRequestPermission
-	if tc.Title != nil && *tc.Title != "" {
-		prompt = *tc.Title
-	} else if ts := p.tools[tc.ToolCallID]; ts != nil && ts.title != "" {
+	if tc.title != nil && *tc.title != "" {
+		prompt = *tc.title
+	} else if ts.title != "" {
 		prompt = ts.title
 	}
 	var payload map[string]any
 	jsonguard.Unmarshal(f.Params, &payload, 0)
-	r.Decision = &driver.DecisionRequest{ThreadID: p.sessionID, Kind: driver.HumanDecisionPermission, Source: Provider + "/" + mRequestPermission, ToolCallID: tc.ToolCallID, Prompt: prompt, Payload: payload, Choices: choices}
+	r.Decision = &driver.DecisionRequest{ThreadID: p.sessionID, Kind: driver.HumanDecisionPermission, Source: Provider + "/" + mRequestPermission, ToolCallID: tc.id, Prompt: prompt, Payload: payload, Choices: choices}
 	return p.hitlRequested(f, r)
 }
 

@@ -116,8 +116,8 @@ func (p *Parser) chunk(f jsonrpc.Frame, kind string, fam emit.Family) error {
 			return err
 		}
 	}
-	bl, ok := readBlock(u.content)
-	if !ok {
+	bl := u.block
+	if !bl.ok {
 		return p.malformedFrame(f, kind+" without a content block")
 	}
 	if !bl.isText() {
@@ -297,10 +297,70 @@ func (p *Parser) usageUpdate(f jsonrpc.Frame) error {
 	return p.custom(uUsage, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(p.u.obj)}})
 }
 
+// toolFields are the members of a ToolCall or ToolCallUpdate, read in
+// one pass (jsonrpc.Members): strings decoded, the other values borrowed
+// spans of the frame.
+type toolFields struct {
+	id, kind, status string
+	title            *string
+	content          []byte
+	location         []byte
+	input            []byte
+	output           []byte
+	meta             []byte
+}
+
+// readTool reads a ToolCall or ToolCallUpdate object; ok is false when a
+// string member has another type or toolCallId is missing.
+func readTool(obj []byte) (toolFields, bool) {
+	var t toolFields
+	ok := len(obj) > 0 && obj[0] == '{'
+	str := func(v []byte, dst *string) {
+		if s, good := tokenString(v); good {
+			*dst = s
+		} else {
+			ok = false
+		}
+	}
+	set := func(v []byte, dst *[]byte) {
+		if string(v) != "null" {
+			*dst = v
+		}
+	}
+	jsonrpc.Members(obj, func(name, v []byte) bool {
+		switch string(name) {
+		case "toolCallId":
+			str(v, &t.id)
+		case "kind":
+			str(v, &t.kind)
+		case "status":
+			str(v, &t.status)
+		case "title":
+			if string(v) != "null" {
+				var s string
+				str(v, &s)
+				t.title = &s
+			}
+		case "content":
+			set(v, &t.content)
+		case "locations":
+			set(v, &t.location)
+		case "rawInput":
+			set(v, &t.input)
+		case "rawOutput":
+			set(v, &t.output)
+		case "_meta":
+			set(v, &t.meta)
+		}
+		return true
+	})
+	return t, ok && t.id != ""
+}
+
 // toolCall maps tool_call (announce) and tool_call_update.
 func (p *Parser) toolCall(f jsonrpc.Frame, announce bool) error {
-	var w wireToolCall
-	if jsonguard.Unmarshal(p.u.obj, &w, 0) != nil || w.ToolCallID == "" {
+	w, ok := readTool(p.u.obj)
+	if !ok {
 		kind := uToolCallUpdate
 		if announce {
 			kind = uToolCall
@@ -310,29 +370,29 @@ func (p *Parser) toolCall(f jsonrpc.Frame, announce bool) error {
 	if err := p.closeMessage(); err != nil {
 		return err
 	}
-	ts := p.tools[w.ToolCallID]
+	ts := p.tools[w.id]
 	if ts == nil {
 		if !announce && p.opts.Unpaired != nil {
-			p.opts.Unpaired(f.Offset, f.Line, "tool_call_update for tool call "+w.ToolCallID+" that no tool_call announced")
+			p.opts.Unpaired(f.Offset, f.Line, "tool_call_update for tool call "+w.id+" that no tool_call announced")
 		}
-		ts = p.newTool(w.ToolCallID)
+		ts = p.newTool(w.id)
 	} else if ts.done {
 		// A late update of a finished call: audit only.
 		return p.custom(uToolCallUpdate, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(p.u.obj), "late": true}})
 	}
 	if announce && p.opts.Unpaired != nil {
-		p.pairTool(f, w.ToolCallID)
+		p.pairTool(f, w.id)
 	}
 	ts.merge(&w)
 	switch ts.status {
 	case "completed", "failed":
-		if err := p.openTool(w.ToolCallID, ts); err != nil {
+		if err := p.openTool(w.id, ts); err != nil {
 			return err
 		}
-		return p.closeTool(w.ToolCallID, ts, ts.status)
+		return p.closeTool(w.id, ts, ts.status)
 	}
 	if ts.input != nil || ts.status == "in_progress" {
-		if err := p.openTool(w.ToolCallID, ts); err != nil {
+		if err := p.openTool(w.id, ts); err != nil {
 			return err
 		}
 	}
@@ -352,27 +412,27 @@ func (p *Parser) newTool(id string) *toolState {
 }
 
 // merge takes the fields an update carries (only the changed ones need
-// be present).
-func (ts *toolState) merge(w *wireToolCall) {
-	if w.Kind != "" {
-		ts.name = w.Kind
+// be present), copying the values out of the frame.
+func (ts *toolState) merge(w *toolFields) {
+	if w.kind != "" {
+		ts.name = w.kind
 	}
-	if w.Title != nil {
-		ts.title = *w.Title
+	if w.title != nil {
+		ts.title = *w.title
 	}
-	if w.Status != "" {
-		ts.status = w.Status
+	if w.status != "" {
+		ts.status = w.status
 	}
-	set := func(dst *json.RawMessage, v json.RawMessage) {
-		if len(v) > 0 && string(v) != "null" {
-			*dst = v // decoded by jsonguard.Unmarshal: an owned copy
+	set := func(dst *json.RawMessage, v []byte) {
+		if v != nil {
+			*dst = rawValue(v)
 		}
 	}
-	set(&ts.input, w.RawInput)
-	set(&ts.content, w.Content)
-	set(&ts.location, w.Locations)
-	set(&ts.output, w.RawOutput)
-	set(&ts.meta, w.Meta)
+	set(&ts.input, w.input)
+	set(&ts.content, w.content)
+	set(&ts.location, w.location)
+	set(&ts.output, w.output)
+	set(&ts.meta, w.meta)
 }
 
 // openTool emits the tool call's start (with its complete input: ACP
@@ -415,23 +475,20 @@ func (p *Parser) closeTool(id string, ts *toolState, status string) error {
 	if ts.title != "" {
 		res["title"] = ts.title
 	}
-	if ts.output != nil {
-		res["output"] = anyOf(ts.output)
-	}
-	if ts.content != nil {
-		res["content"] = anyOf(ts.content)
-	}
-	if ts.location != nil {
-		res["locations"] = anyOf(ts.location)
-	}
-	if ts.meta != nil {
-		res["_meta"] = anyOf(ts.meta)
-	}
-	text := contentText(ts.content)
-	if text == "" {
-		if s, ok := anyOf(ts.output).(string); ok {
-			text = s
+	// The values go out as the agent's exact JSON (json.RawMessage), not
+	// decoded: a tool's output can be large.
+	put := func(k string, v json.RawMessage) {
+		if v != nil {
+			res[k] = v
 		}
+	}
+	put("output", ts.output)
+	put("content", ts.content)
+	put("locations", ts.location)
+	put("_meta", ts.meta)
+	text := contentText(ts.content)
+	if text == "" && len(ts.output) > 0 && ts.output[0] == '"' {
+		text, _ = jsonrpc.String(ts.output)
 	}
 	// The lifecycle is over: keep only the done marker.
 	ts.input, ts.content, ts.location, ts.output, ts.meta = nil, nil, nil, nil, nil
@@ -459,26 +516,64 @@ func (p *Parser) closeTools(status string) error {
 	return p.em.Err()
 }
 
-// contentText joins the text of a ToolCallContent array's content blocks.
-func contentText(raw json.RawMessage) string {
-	var cs []struct {
-		Type    string `json:"type"`
-		Content *struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	if len(raw) == 0 || jsonguard.Unmarshal(raw, &cs, 0) != nil {
-		return ""
-	}
+// contentText joins the text of a ToolCallContent array's content
+// blocks, walking the array without decoding the rest.
+func contentText(raw []byte) string {
+	var first string
 	var b strings.Builder
-	for _, c := range cs {
-		if c.Type == "content" && c.Content != nil && c.Content.Type == "text" && c.Content.Text != "" {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
+	elements(raw, func(el []byte) {
+		var typ, content []byte
+		jsonrpc.Members(el, func(name, v []byte) bool {
+			switch string(name) {
+			case "type":
+				typ = v
+			case "content":
+				content = v
 			}
-			b.WriteString(c.Content.Text)
+			return true
+		})
+		if string(typ) != `"content"` {
+			return
+		}
+		bl, ok := readBlock(content)
+		if !ok || !bl.isText() {
+			return
+		}
+		t, ok := tokenString(bl.text)
+		switch {
+		case !ok || t == "":
+		case first == "" && b.Len() == 0:
+			first = t // the usual single block: no copy
+		default:
+			if b.Len() == 0 {
+				b.WriteString(first)
+			}
+			b.WriteByte('\n')
+			b.WriteString(t)
+		}
+	})
+	if b.Len() > 0 {
+		return b.String()
+	}
+	return first
+}
+
+// elements calls fn with each element of a JSON array (a value the
+// framing has validated); anything else calls it never.
+func elements(arr []byte, fn func(el []byte)) {
+	i := jsonguard.SkipWS(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return
+	}
+	for i = jsonguard.SkipWS(arr, i+1); i < len(arr) && arr[i] != ']'; {
+		end := jsonguard.ValueEnd(arr, i)
+		if end <= i || end > len(arr) {
+			return
+		}
+		fn(arr[i:end])
+		i = jsonguard.SkipWS(arr, end)
+		if i < len(arr) && arr[i] == ',' {
+			i = jsonguard.SkipWS(arr, i+1)
 		}
 	}
-	return b.String()
 }

@@ -1,6 +1,9 @@
 package acp
 
 import (
+	"bytes"
+	"unicode/utf8"
+
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/jsonrpc"
 	"github.com/segmentio/encoding/json"
@@ -110,23 +113,10 @@ type wireSession struct {
 	} `json:"modes"`
 }
 
-// wireToolCall is a ToolCall or ToolCallUpdate (every field optional).
-type wireToolCall struct {
-	ToolCallID string          `json:"toolCallId"`
-	Title      *string         `json:"title"`
-	Kind       string          `json:"kind"`
-	Status     string          `json:"status"`
-	Content    json.RawMessage `json:"content"`
-	Locations  json.RawMessage `json:"locations"`
-	RawInput   json.RawMessage `json:"rawInput"`
-	RawOutput  json.RawMessage `json:"rawOutput"`
-	Meta       json.RawMessage `json:"_meta"`
-}
-
 // wirePermission is a session/request_permission request's params.
 type wirePermission struct {
-	SessionID string        `json:"sessionId"`
-	ToolCall  *wireToolCall `json:"toolCall"`
+	SessionID string          `json:"sessionId"`
+	ToolCall  json.RawMessage `json:"toolCall"`
 	Options   []struct {
 		OptionID string `json:"optionId"`
 		Name     string `json:"name"`
@@ -142,54 +132,118 @@ type update struct {
 	obj     []byte // the update object
 	kind    []byte // the sessionUpdate token, with its quotes
 	content []byte // content (a ContentBlock, or a ToolCallContent array)
+	block   block  // content's type and text, when content is an object
 	msgID   []byte // messageId token
 	meta    []byte // the update's _meta
 }
 
-// read fills u from a session/update's params; ok is false when a member
+// read fills u from a session/update's params in one walk that descends
+// into update and its content instead of skipping them and walking them
+// again (these lines are most of a session); ok is false when a member
 // has the wrong type.
 func (u *update) read(params []byte) bool {
 	*u = update{}
 	ok := true
-	jsonrpc.Members(params, func(name, v []byte) bool {
+	walk(params, 0, func(name []byte, i int) int {
 		switch string(name) {
 		case "sessionId":
-			if v[0] != '"' {
+			end := jsonguard.ValueEnd(params, i)
+			if params[i] != '"' {
 				ok = false
 			}
-			u.session = v
+			u.session = params[i:end]
+			return end
 		case "update":
-			if v[0] != '{' {
+			if params[i] != '{' {
 				ok = false
+				break
 			}
-			u.obj = v
+			end := walk(params, i, func(name []byte, j int) int {
+				end := 0
+				switch string(name) {
+				case "content":
+					if params[j] == '{' {
+						end = walk(params, j, func(name []byte, k int) int {
+							end := jsonguard.ValueEnd(params, k)
+							switch string(name) {
+							case "type":
+								u.block.typ = params[k:end]
+							case "text":
+								u.block.text = params[k:end]
+							}
+							return end
+						})
+						u.block.ok = true
+					} else {
+						end = jsonguard.ValueEnd(params, j)
+					}
+					u.content = params[j:end]
+					return end
+				}
+				end = jsonguard.ValueEnd(params, j)
+				v := params[j:end]
+				switch string(name) {
+				case "sessionUpdate":
+					if v[0] != '"' {
+						ok = false
+					}
+					u.kind = v
+				case "messageId":
+					if v[0] == '"' {
+						u.msgID = v
+					}
+				case "_meta":
+					if v[0] == '{' {
+						u.meta = v
+					}
+				}
+				return end
+			})
+			u.obj = params[i:end]
+			return end
 		}
-		return true
+		return jsonguard.ValueEnd(params, i)
 	})
-	if !ok || u.obj == nil {
-		return false
+	return ok && u.obj != nil && u.kind != nil
+}
+
+// walk calls fn for each member of the object at b[i] (a value the
+// framing has validated) with its raw name and the index of its value;
+// fn returns the index just past the value. walk returns the index just
+// past the object. It is jsonrpc.Members for a walk that descends into
+// some members rather than skipping them; on input that is not a valid
+// object it stops early but never panics or loops.
+func walk(b []byte, i int, fn func(name []byte, at int) (end int)) int {
+	if i >= len(b) || b[i] != '{' {
+		return len(b)
 	}
-	jsonrpc.Members(u.obj, func(name, v []byte) bool {
-		switch string(name) {
-		case "sessionUpdate":
-			if v[0] != '"' {
-				ok = false
-			}
-			u.kind = v
-		case "content":
-			u.content = v
-		case "messageId":
-			if v[0] == '"' {
-				u.msgID = v
-			}
-		case "_meta":
-			if v[0] == '{' {
-				u.meta = v
-			}
+	i = jsonguard.SkipWS(b, i+1)
+	for i < len(b) && b[i] == '"' {
+		kEnd := jsonguard.ValueEnd(b, i)
+		name := b[i+1 : max(i+1, kEnd-1)]
+		i = jsonguard.SkipWS(b, kEnd)
+		if i >= len(b) || b[i] != ':' {
+			return len(b)
 		}
-		return true
-	})
-	return ok && u.kind != nil
+		i = jsonguard.SkipWS(b, i+1)
+		if i >= len(b) {
+			return len(b)
+		}
+		end := fn(name, i)
+		if end <= i || end > len(b) {
+			return len(b)
+		}
+		i = jsonguard.SkipWS(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = jsonguard.SkipWS(b, i+1)
+			continue
+		}
+		break
+	}
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	return len(b)
 }
 
 // block is the part of a ContentBlock the parser reads: its type and, for
@@ -197,6 +251,7 @@ func (u *update) read(params []byte) bool {
 type block struct {
 	typ  []byte // token with quotes
 	text []byte // token with quotes
+	ok   bool   // the content is an object
 }
 
 func readBlock(b []byte) (block, bool) {
@@ -213,6 +268,7 @@ func readBlock(b []byte) (block, bool) {
 		}
 		return true
 	})
+	bl.ok = true
 	return bl, true
 }
 
@@ -224,7 +280,16 @@ func tokenString(tok []byte) (string, bool) {
 	if tok == nil || string(tok) == "null" {
 		return "", true
 	}
-	return jsonrpc.String(tok)
+	if len(tok) < 2 || tok[0] != '"' {
+		return "", false
+	}
+	in := tok[1 : len(tok)-1]
+	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return string(in), true
+	}
+	// Escapes (a tool's output is full of \n): the framing validated the
+	// token, so jsonguard's unescaping applies.
+	return string(jsonguard.AppendString(make([]byte, 0, len(in)), tok)), true
 }
 
 // unquoted returns a string token's bytes between the quotes when it has
