@@ -1,10 +1,12 @@
 package corpus
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
@@ -107,13 +109,66 @@ type Failure struct {
 // indentation, no HTML escaping, a final newline. It is golden.json.
 func (d *Document) Marshal() ([]byte, error) {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(d); err != nil {
+	if err := d.Encode(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// Encode writes the canonical text of the document (what Marshal returns)
+// to w member by member and event by event, so that the text of a long
+// run is never held whole: `agentwire parse --format json` writes it so.
+// The indentation of a value does not depend on what surrounds it, so the
+// pieces join into exactly the text of the document encoded at once.
+func (d *Document) Encode(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	// piece writes before, v indented for its depth (its first line
+	// unprefixed, as it follows before), and after.
+	piece := func(before string, v any, prefix, after string) error {
+		buf.Reset()
+		enc.SetIndent(prefix, "  ")
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		bw.WriteString(before)
+		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		_, err := bw.WriteString(after)
+		return err
+	}
+	if err := piece("{\n  \"provider\": ", d.Provider, "  ", ",\n"); err != nil {
+		return err
+	}
+	if err := piece("  \"capability\": ", &d.Capability, "  ", ",\n"); err != nil {
+		return err
+	}
+	switch {
+	case d.Events == nil:
+		bw.WriteString("  \"events\": null,\n")
+	case len(d.Events) == 0:
+		bw.WriteString("  \"events\": [],\n")
+	default:
+		bw.WriteString("  \"events\": [\n")
+		for i := range d.Events {
+			after := ",\n"
+			if i == len(d.Events)-1 {
+				after = "\n"
+			}
+			if err := piece("    ", &d.Events[i], "    ", after); err != nil {
+				return err
+			}
+		}
+		bw.WriteString("  ],\n")
+	}
+	if err := piece("  \"response\": ", &d.Response, "  ", ",\n"); err != nil {
+		return err
+	}
+	if err := piece("  \"violations\": ", d.Violations, "  ", "\n}\n"); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // newDocResponse converts a response; stdout and stderr are the exact raw

@@ -162,7 +162,11 @@ func (r *Result) build() error {
 	c, p, sink := r.Case, r.Parsed, r.Sink
 	events, payloadAt, eventAt, origins := docEvents(sink)
 	stdout := c.Stdout
-	if rs := p.Response.RawStreams; rs != nil {
+	if rs := p.Response.RawStreams; rs != nil && rs.Stdout != string(stdout) {
+		// A live source, or a parser that lost bytes: the document
+		// describes what was read. Otherwise the case's own bytes serve,
+		// without a copy of the whole stream (the comparison allocates
+		// nothing).
 		stdout = []byte(rs.Stdout)
 	}
 	doc := &Document{

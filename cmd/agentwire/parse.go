@@ -95,11 +95,11 @@ func runParse(e *env, args []string) int {
 	}
 	switch {
 	case *format == "json":
-		b, err := r.JSON()
-		if err != nil {
+		// Written piece by piece: a long run's document is several times
+		// its input, and is never held whole.
+		if err := r.Document.Encode(e.stdout); err != nil {
 			return fail(e, "parse", err)
 		}
-		e.stdout.Write(b)
 	case *format == "jsonl":
 		if !live {
 			for _, ev := range r.Document.Events {
