@@ -128,12 +128,12 @@ type machine struct {
 	// Current block.
 	ndata        int
 	d0, d1       int    // the first data value, buf[d0:d1], while ndata == 1
-	dbuf         []byte // the joined data once ndata > 1
-	hasEvent     bool
+	dbuf         []byte // the joined data once ndata > 1 (empty before)
 	ev0, ev1     int
-	hasID        bool
 	id0, id1     int // the last valid id value, applied when the block ends
 	retry        time.Duration
+	hasEvent     bool
+	hasID        bool
 	hasRetry     bool
 	comments     bool // the block has comment lines
 	fields       bool // the block has field lines
@@ -570,15 +570,27 @@ func (m *machine) lines() status {
 			ls = lf + 1
 			continue
 		}
-		// The data line that follows the event line (or stands alone)
-		// first, without the general field parsing.
-		if m.ndata == 0 && end-ls >= 5 && string(buf[ls:ls+5]) == "data:" {
-			m.count(end - ls)
+		// The two fields of nearly every line first, without the general
+		// field parsing.
+		if n := end - ls; n >= 5 && string(buf[ls:ls+5]) == "data:" {
+			m.count(n)
 			v := ls + 5
 			if v < end && buf[v] == ' ' {
 				v++
 			}
-			m.d0, m.d1, m.ndata, m.fields = v, end, 1, true
+			m.fields = true
+			if m.ndata == 0 {
+				m.d0, m.d1, m.ndata = v, end, 1
+			} else {
+				m.data(v, end)
+			}
+		} else if n >= 6 && string(buf[ls:ls+6]) == "event:" {
+			m.count(n)
+			v := ls + 6
+			if v < end && buf[v] == ' ' {
+				v++
+			}
+			m.fields, m.hasEvent, m.ev0, m.ev1 = true, true, v, end
 		} else {
 			m.fieldLine(buf[ls:end], ls)
 		}
@@ -644,14 +656,15 @@ func (m *machine) dispatch(next int, incomplete bool) status {
 	}
 	f := &m.out
 	f.Kind = KindEvent
-	f.Event = ""
+	event := ""
 	if m.hasEvent {
 		if name := m.buf[m.ev0:m.ev1]; string(name) == m.names[0] {
-			f.Event = m.names[0] // the same name as the last event's
+			event = m.names[0] // the same name as the last event's
 		} else {
-			f.Event = m.intern(name)
+			event = m.intern(name, 1)
 		}
 	}
+	f.Event = event
 	if m.ndata == 1 {
 		f.Data = m.buf[m.d0:m.d1:m.d1]
 	} else {
@@ -703,14 +716,12 @@ func (m *machine) applyStreamFields() {
 }
 
 func (m *machine) resetBlock() {
-	m.hasID = false
+	if m.ndata > 1 {
+		m.dbuf = m.dbuf[:0]
+	}
 	m.ndata = 0
-	m.dbuf = m.dbuf[:0]
-	m.hasEvent = false
-	m.hasRetry = false
 	m.retry = 0
-	m.comments = false
-	m.fields = false
+	m.hasEvent, m.hasID, m.hasRetry, m.comments, m.fields = false, false, false, false, false
 }
 
 // skip discards an oversized block up to and including its blank line,
@@ -896,9 +907,10 @@ func parseRetry(b []byte) (time.Duration, bool) {
 
 // intern returns b as a string, reusing the recent event names so that a
 // stream of known names allocates nothing per event. The names are kept
-// most recent first; a new name pushes out the least recent one.
-func (m *machine) intern(b []byte) string {
-	for i := 0; i < len(m.names); i++ {
+// most recent first; a new name pushes out the least recent one. The
+// caller has found b in none of names[:from].
+func (m *machine) intern(b []byte, from int) string {
+	for i := from; i < len(m.names); i++ {
 		if s := m.names[i]; string(b) == s {
 			copy(m.names[1:i+1], m.names[:i]) // a no-op for i == 0
 			m.names[0] = s

@@ -2,9 +2,11 @@
 // markdown tables: per workload and read size, the median MB per CPU-second
 // (then wall-clock MB/s) of agentwire's Reader (new per stream and reused
 // with Reset), of the fastest peer and of the bufio.Reader.ReadSlice
-// ceiling, their ratios, and allocations per op.
+// ceiling, their ratios, and allocations per op. For BenchmarkRatio output
+// it prints the medians of the ratios against the targets of issue 23.
 //
 //	go run ./sse/summarize sse/results/bench.txt
+//	go run ./sse/summarize sse/results/ratio.txt
 package main
 
 import (
@@ -42,9 +44,27 @@ func main() {
 	}
 	data := map[key]*samples{}
 	var groups []string
+	ratios := map[key][]float64{} // BenchmarkRatio: group and unit
+	var ratioGroups []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
+		if len(fields) >= 4 && strings.HasPrefix(fields[0], "BenchmarkRatio/") {
+			g := strings.TrimPrefix(fields[0], "BenchmarkRatio/")
+			if i := strings.LastIndexByte(g, '-'); i > 0 && !strings.HasSuffix(g, "-reads") {
+				g = g[:i] // GOMAXPROCS suffix
+			}
+			if !slices.Contains(ratioGroups, g) {
+				ratioGroups = append(ratioGroups, g)
+			}
+			for j := 2; j+1 < len(fields); j += 2 {
+				if v, err := strconv.ParseFloat(fields[j], 64); err == nil {
+					k := key{g, fields[j+1]}
+					ratios[k] = append(ratios[k], v)
+				}
+			}
+			continue
+		}
 		if len(fields) < 4 || !strings.HasPrefix(fields[0], "BenchmarkSSE/") {
 			continue
 		}
@@ -76,6 +96,10 @@ func main() {
 				s.allocs = append(s.allocs, v)
 			}
 		}
+	}
+	if len(ratioGroups) > 0 {
+		printRatios(ratioGroups, ratios)
+		return
 	}
 	// CPU time first: the steady metric on a shared machine.
 	fmt.Println("| workload / reads | Reader, new per stream | with Reset | fastest peer | ReadSlice ceiling | new / peer | Reset / peer | ceiling / Reset | ceiling / new | allocs/op new, Reset / peer |")
@@ -117,5 +141,39 @@ func main() {
 		fmt.Printf("| %s | %.0f | %.0f | %s %.0f | %.0f | %.1fx | %.2fx |\n",
 			g, median(ours.mbs), median(reset.mbs), best, median(peer.mbs), median(ceil.mbs),
 			median(ours.mbs)/median(peer.mbs), median(ceil.mbs)/median(reset.mbs))
+	}
+}
+
+// printRatios prints BenchmarkRatio's medians, each with whether it meets
+// its target: at least 3x the fastest peer, within 2x of the ceiling with
+// Reset and 3x with a new Reader per stream.
+func printRatios(groups []string, r map[key][]float64) {
+	mark := func(v float64, ok bool) string {
+		if ok {
+			return fmt.Sprintf("%.2fx yes", v)
+		}
+		return fmt.Sprintf("**%.2fx no**", v)
+	}
+	for _, m := range []struct{ title, prefix string }{{"CPU time", ""}, {"Wall time", "wall-"}} {
+		fmt.Printf("%s (BenchmarkRatio, medians of %d runs):\n\n", m.title, len(r[key{groups[0], m.prefix + "xpeer-new"}]))
+		fmt.Println("| workload / reads | new / peer (>= 3) | Reset / peer (>= 3) | Reset / ceiling (<= 2) | new / ceiling (<= 3) |")
+		fmt.Println("|---|---|---|---|---|")
+		for _, g := range groups {
+			pn, pr := median(r[key{g, m.prefix + "xpeer-new"}]), median(r[key{g, m.prefix + "xpeer-reset"}])
+			cr, cn := median(r[key{g, m.prefix + "xceil-reset"}]), median(r[key{g, m.prefix + "xceil-new"}])
+			fmt.Printf("| %s | %s | %s | %s | %s |\n", g, mark(pn, pn >= 3), mark(pr, pr >= 3), mark(cr, cr <= 2), mark(cn, cn <= 3))
+		}
+		fmt.Println()
+	}
+	fmt.Println("MB per CPU-second (medians):")
+	fmt.Println()
+	fmt.Println("| workload / reads | Reader, new per stream | with Reset | openai-go | anthropic-sdk-go | ReadSlice ceiling |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, g := range groups {
+		fmt.Printf("| %s |", g)
+		for _, a := range []string{"agentwire-Reader", "agentwire-Reader-reset", "openai-go", "anthropic-sdk-go", "ceiling-ReadSlice"} {
+			fmt.Printf(" %.0f |", median(r[key{g, a + "-cpuMB/s"}]))
+		}
+		fmt.Println()
 	}
 }
