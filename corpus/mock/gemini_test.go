@@ -2,10 +2,8 @@ package mock
 
 import (
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,54 +103,27 @@ func TestGeminiAuxiliary(t *testing.T) {
 	}
 }
 
-var updateCorpus = flag.Bool("update", false, "rewrite the mock cases of corpus/gemini/mock from the scenarios")
-
 // geminiCorpus is where the Gemini scenarios are kept as corpus cases.
 const geminiCorpus = "../gemini/mock"
 
 // TestGeminiCorpus: every Gemini scenario is a corpus case (the body the
 // mock serves as stdout, its status and content type and the scenario in
-// meta.json), and the committed case is what the mock serves now; -update
-// rewrites them.
+// meta.json), and the committed case is what the mock serves now
+// (mockCase).
 func TestGeminiCorpus(t *testing.T) {
 	for _, sc := range geminiScenarios {
 		t.Run(sc.name, func(t *testing.T) {
-			_, ts := newServer(t, Options{API: Gemini, Replies: []Reply{sc.reply}})
 			const path = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
-			resp := post(t, ts.URL+path+"?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
-			body, err := io.ReadAll(resp.Body)
+			body, status, ctype, err := serve(t, Gemini, sc.reply, path+"?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
 			if (err != nil) != (sc.reply.DisconnectAfter > 0) {
 				t.Fatalf("read error %v", err)
 			}
-			meta := map[string]any{
+			mockCase(t, filepath.Join(geminiCorpus, sc.name), body, map[string]any{
 				"provider": "gemini", "scenario": sc.name,
-				"http_status": resp.StatusCode, "content_type": resp.Header.Get("Content-Type"),
+				"http_status": status, "content_type": ctype,
 				"source": map[string]any{"kind": "mock", "server": "corpus/mock, API Gemini (TestGeminiCorpus)",
 					"request": "POST " + path + "?alt=sse", "reply": sc.reply},
-			}
-			mj, err := json.MarshalIndent(meta, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			mj = append(mj, '\n')
-			dir := filepath.Join(geminiCorpus, sc.name)
-			if *updateCorpus {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				for name, b := range map[string][]byte{"stdout": body, "meta.json": mj} {
-					if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				return
-			}
-			for name, want := range map[string][]byte{"stdout": body, "meta.json": mj} {
-				got, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil || string(got) != string(want) {
-					t.Errorf("%s/%s differs from what the mock serves (go test ./corpus/mock -run TestGeminiCorpus -update): %v", dir, name, err)
-				}
-			}
+			})
 		})
 	}
 }

@@ -1,11 +1,7 @@
 package mock
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,13 +113,10 @@ func openaiFormat(provider string) openai.Format {
 	return openai.Auto
 }
 
-var updateOpenAICorpus = flag.Bool("update-openai-corpus", false, "rewrite the mock cases under corpus/openai-chat/mock and corpus/openai-responses/mock")
-
 // TestOpenAICorpusCases: the corpus cases corpus/openai-{chat,responses}/
 // mock/<scenario> are exactly what the mock serves for the scenarios
 // above (POST with {"model":"gpt-mock","stream":true}), so a change of the
-// mock shows up as drift; -update-openai-corpus rewrites them (stdout and
-// meta.json; the goldens come from `agentwire replay --update`).
+// mock shows up as drift (mockCase).
 func TestOpenAICorpusCases(t *testing.T) {
 	for _, api := range []struct {
 		api      API
@@ -132,42 +125,14 @@ func TestOpenAICorpusCases(t *testing.T) {
 		length   string
 	}{{Chat, "/v1/chat/completions", openai.ProviderChat, "length"}, {Responses, "/v1/responses", openai.ProviderResponses, "max_output_tokens"}} {
 		for _, sc := range openaiScenarios(api.length) {
-			_, ts := newServer(t, Options{API: api.api, Replies: []Reply{sc.reply}})
-			resp := post(t, ts.URL+api.path, `{"model":"gpt-mock","stream":true}`)
-			body, _ := io.ReadAll(resp.Body) // a disconnect ends in a read error
-			dir := filepath.Join("..", api.provider, "mock", sc.name)
-			meta := map[string]any{
+			body, status, ctype, _ := serve(t, api.api, sc.reply, api.path, `{"model":"gpt-mock","stream":true}`)
+			mockCase(t, filepath.Join("..", api.provider, "mock", sc.name), body, map[string]any{
 				"provider": api.provider, "scenario": sc.name,
 				"description":  "The corpus/mock " + api.api.String() + " endpoint's answer to the " + sc.name + " scenario of corpus/mock/openai_test.go (POST " + api.path + ` {"model":"gpt-mock","stream":true}).`,
 				"source":       "corpus/mock (TestOpenAICorpusCases)",
-				"http_status":  resp.StatusCode,
-				"content_type": resp.Header.Get("Content-Type"),
-			}
-			mb, err := json.MarshalIndent(meta, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			mb = append(mb, '\n')
-			if *updateOpenAICorpus {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, "stdout"), body, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, "meta.json"), mb, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			for name, want := range map[string][]byte{"stdout": body, "meta.json": mb} {
-				got, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil {
-					t.Errorf("%v (run with -update-openai-corpus)", err)
-				} else if !bytes.Equal(got, want) {
-					t.Errorf("%s/%s drifted from what the mock serves (run with -update-openai-corpus)", dir, name)
-				}
-			}
+				"http_status":  status,
+				"content_type": ctype,
+			})
 		}
 	}
 }
