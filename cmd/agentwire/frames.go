@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 
 	"github.com/agentwire/agentwire/jsonrpc"
@@ -115,24 +116,31 @@ func runFrames(e *env, args []string) int {
 
 func strp(s string) *string { return &s }
 
-func sseFrames(enc *json.Encoder, src io.Reader) (int, error) {
-	r := sse.NewReader(src, sse.Options{Spans: true})
-	bad := 0
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			return bad, nil
-		}
-		if err != nil {
-			var se *sse.Error
-			if !errors.As(err, &se) {
-				return bad, err
+// encodeFrames writes one JSON object per pair that a framing's All
+// yields (the three framings agree on those pairs; package ndjson's doc):
+// out renders a frame, or a recoverable error with the frame it comes
+// with; bad counts the recoverable errors, and a fatal one ends the run.
+func encodeFrames[F any](enc *json.Encoder, all iter.Seq2[F, error], recoverable func(error) bool, out func(F, error) any) (bad int, err error) {
+	for f, ferr := range all {
+		if ferr != nil {
+			if !recoverable(ferr) {
+				return bad, ferr
 			}
 			bad++
-			if err := enc.Encode(sseOut{Offset: se.Offset, Line: se.Line, Error: se.Error()}); err != nil {
-				return bad, err
-			}
-			continue
+		}
+		if err := enc.Encode(out(f, ferr)); err != nil {
+			return bad, err
+		}
+	}
+	return bad, nil
+}
+
+func sseFrames(enc *json.Encoder, src io.Reader) (int, error) {
+	return encodeFrames(enc, sse.NewReader(src, sse.Options{Spans: true}).All(), sse.IsRecoverable, func(f sse.Frame, err error) any {
+		if err != nil {
+			var se *sse.Error
+			errors.As(err, &se)
+			return sseOut{Offset: se.Offset, Line: se.Line, Error: se.Error()}
 		}
 		o := sseOut{Offset: f.Offset, Line: f.Line, RawLen: len(f.Raw), Kind: f.Kind.String(), Incomplete: f.Incomplete}
 		if f.Kind == sse.KindEvent {
@@ -142,69 +150,41 @@ func sseFrames(enc *json.Encoder, src io.Reader) (int, error) {
 				o.Retry = &ms
 			}
 		}
-		if err := enc.Encode(o); err != nil {
-			return bad, err
-		}
-	}
+		return o
+	})
 }
 
 func ndjsonFrames(enc *json.Encoder, src io.Reader) (int, error) {
-	r := ndjson.NewReader(src, ndjson.Options{})
-	bad := 0
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			return bad, nil
-		}
+	return encodeFrames(enc, ndjson.NewReader(src, ndjson.Options{}).All(), ndjson.IsRecoverable, func(f ndjson.Frame, err error) any {
 		if err != nil {
 			var le *ndjson.LineError
-			if !errors.As(err, &le) {
-				return bad, err
-			}
-			bad++
-			if err := enc.Encode(frameOut{Offset: le.Offset, Line: le.Line, RawLen: int(le.Len), Error: le.Error()}); err != nil {
-				return bad, err
-			}
-			continue
+			errors.As(err, &le)
+			return frameOut{Offset: le.Offset, Line: le.Line, RawLen: int(le.Len), Error: le.Error()}
 		}
 		o := frameOut{Offset: f.Offset, Line: f.Line, RawLen: len(f.Raw), Kind: f.Kind.String(), Unterminated: f.Unterminated}
 		if t, ok := f.Type(); ok {
 			o.Type = string(t)
 		}
-		if err := enc.Encode(o); err != nil {
-			return bad, err
-		}
-	}
+		return o
+	})
 }
 
 func jsonrpcFrames(enc *json.Encoder, src io.Reader) (int, error) {
-	r := jsonrpc.NewReader(src, jsonrpc.Options{})
-	bad := 0
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			return bad, nil
-		}
-		if err != nil && !jsonrpc.IsRecoverable(err) {
-			return bad, err
-		}
+	return encodeFrames(enc, jsonrpc.NewReader(src, jsonrpc.Options{}).All(), jsonrpc.IsRecoverable, func(f jsonrpc.Frame, err error) any {
 		o := frameOut{Offset: f.Offset, Line: f.Line, RawLen: len(f.Raw), Class: className(f.Class), Method: string(f.Method), Unterminated: f.Unterminated}
 		if !f.ID.IsZero() {
 			id := json.RawMessage(append([]byte(nil), f.ID.Raw()...))
 			o.ID = &id
 		}
 		if err != nil {
-			bad++
 			o.Error = err.Error()
 			var me *jsonrpc.MessageError
 			if errors.As(err, &me) && f.Raw == nil {
 				o.Offset, o.Line, o.RawLen, o.Class = me.Offset, me.Line, int(me.Len), ""
 			}
 		}
-		if err := enc.Encode(o); err != nil {
-			return bad, err
-		}
-	}
+		return o
+	})
 }
 
 // className is the snake_case name of a message class.
