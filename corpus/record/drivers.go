@@ -6,22 +6,34 @@ import (
 	"sync"
 )
 
-// execDriver drives codex exec --json: no stdin, the thread id comes from
-// the thread.started line.
-type execDriver struct{ sid string }
+// execDriver drives a one-shot JSON-lines CLI (codex exec --json, gemini
+// -o stream-json): stdin is closed at once, and the session id is member
+// key of the first line whose "type" is typ.
+type execDriver struct {
+	typ, key string
+	sid      string
+}
+
+// codexExec and geminiStream are the execDrivers of codex exec --json
+// (thread.started's thread_id) and gemini -o stream-json (init's
+// session_id, what --resume takes).
+func codexExec() *execDriver    { return &execDriver{typ: "thread.started", key: "thread_id"} }
+func geminiStream() *execDriver { return &execDriver{typ: "init", key: "session_id"} }
 
 func (d *execDriver) start(p *proc) error { p.closeStdin(); return nil }
 func (d *execDriver) interrupt(*proc) error {
-	return fmt.Errorf("codex exec has no protocol interrupt")
+	return fmt.Errorf("a one-shot %s stream has no protocol interrupt", d.typ)
 }
 func (d *execDriver) session() string { return d.sid }
 func (d *execDriver) line(_ *proc, l []byte) error {
-	var v struct {
-		Type     string `json:"type"`
-		ThreadID string `json:"thread_id"`
+	if d.sid != "" {
+		return nil
 	}
-	if json.Unmarshal(l, &v) == nil && v.Type == "thread.started" && d.sid == "" {
-		d.sid = v.ThreadID
+	var v map[string]json.RawMessage
+	var typ, id string
+	if json.Unmarshal(l, &v) == nil && json.Unmarshal(v["type"], &typ) == nil && typ == d.typ &&
+		json.Unmarshal(v[d.key], &id) == nil {
+		d.sid = id
 	}
 	return nil
 }

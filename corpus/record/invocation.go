@@ -86,7 +86,7 @@ func invocation(cli CLI, bin, cache string, c Case, run Run, sid, scratch, url s
 			argv = append(argv, "resume", sid)
 		}
 		argv = append(argv, run.Prompt)
-		return &inv{argv: argv, env: env, drv: &execDriver{}}, nil
+		return &inv{argv: argv, env: env, drv: codexExec()}, nil
 	case "appserver":
 		env = append(env, "CODEX_HOME="+filepath.Join(scratch, "config"), "MOCK_API_KEY=sk-mock-key")
 		argv := append([]string{bin, "app-server"}, args...)
@@ -96,6 +96,20 @@ func invocation(cli CLI, bin, cache string, c Case, run Run, sid, scratch, url s
 			d.resume = sid
 		}
 		return &inv{argv: argv, env: env, drv: d}, nil
+	case "gemini-cli":
+		// The settings and environment of Gemini CLI's ACP runs
+		// (ACPAgents), headless with -o stream-json instead of --acp.
+		env, err := ACPAgents[cli.Name].Setup(ACPDirs{Home: filepath.Join(scratch, "home"), Config: filepath.Join(scratch, "config"),
+			Tmp: filepath.Join(scratch, "tmp")}, url)
+		if err != nil {
+			return nil, err
+		}
+		argv := []string{bin, "-o", "stream-json", "--skip-trust"}
+		if run.Resume {
+			argv = append(argv, "--resume", sid)
+		}
+		argv = append(append(argv, args...), "-p", run.Prompt)
+		return &inv{argv: argv, env: env, drv: geminiStream()}, nil
 	default: // claude
 		env = append(env,
 			"CLAUDE_CONFIG_DIR="+filepath.Join(scratch, "config"),

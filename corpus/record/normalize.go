@@ -55,6 +55,10 @@ var machineFacts = []normaliser{
 // machine: ids, timestamps, durations, process ids, ports and random chunk
 // and task ids.
 var volatile = []normaliser{
+	// Gemini CLI's error report file names,
+	// gemini-client-error-<where>-2026-12-02T01-04-21-534Z.json (stderr):
+	// a time with dashes and milliseconds after a dash.
+	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z`), "<TIME>"},
 	// UUIDs (session, thread, turn, item, message and request ids).
 	{regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`), "<UUID>"},
 	// RFC 3339 timestamps, Codex rollout file stamps, dates.
@@ -69,8 +73,13 @@ var volatile = []normaliser{
 	// Codex exec_command chunk ids, Claude's per-process socket path.
 	{regexp.MustCompile(`(Chunk ID: )[0-9a-f]+`), "${1}<ID>"},
 	{regexp.MustCompile(`(cc-socks/)\d+`), "${1}<PID>"},
+	// Gemini CLI's tool call ids, <tool>__<tool>_<Unix ms>_<n> (stdout).
+	{regexp.MustCompile(`([a-z_]+__[a-z_]+_)\d{13}(_\d+)`), "${1}<MS>${2}"},
 	// Ephemeral ports.
 	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:<PORT>"},
+	// Node's socket dump in Gemini CLI's stack trace of a dropped
+	// connection (stderr): localPort: 55746, remotePort: 36489.
+	{regexp.MustCompile(`\b(localPort|remotePort): \d+`), "${1}: <PORT>"},
 	// Claude Code 2.1's random task ids, also used in the name of the file
 	// a large tool output is persisted to.
 	{regexp.MustCompile(`("task_id":"|"run_id":"|tool-results/)[0-9a-z-]+`), "${1}<ID>"},

@@ -30,10 +30,28 @@ func TestNormalizeMachineFacts(t *testing.T) {
 	}
 }
 
+// TestNormalizeGeminiCLI: the volatile values Gemini CLI writes besides
+// ids and RFC 3339 times.
+func TestNormalizeGeminiCLI(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"available at: /x/tmp/gemini-client-error-Turn.run-sendMessageStream-2026-12-02T01-04-21-534Z.json _ApiError",
+			"available at: /x/tmp/gemini-client-error-Turn.run-sendMessageStream-<TIME>.json _ApiError"},
+		{`"tool_id":"read_file__read_file_1796173699663_0","status"`, `"tool_id":"read_file__read_file_<MS>_0","status"`},
+		{"      localPort: 55746,\n      remoteAddress: '127.0.0.1',\n      remotePort: 36489,", "      localPort: <PORT>,\n      remoteAddress: '127.0.0.1',\n      remotePort: <PORT>,"},
+		// A number in an answer is not an id.
+		{`"content":"read_file read 1796173699663 bytes"`, `"content":"read_file read 1796173699663 bytes"`},
+	} {
+		if got := string(Normalize([]byte(tc.in))); got != tc.want {
+			t.Errorf("Normalize(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
 // TestNormalizeIdempotent runs Normalize twice over committed recordings of
 // every file kind.
 func TestNormalizeIdempotent(t *testing.T) {
-	for _, dir := range []string{"../appserver/codex@0.169.0/tool-success", "../claude/claude-code@2.1.328/tool-success", "../codex/codex@0.169.0/big-output"} {
+	for _, dir := range []string{"../appserver/codex@0.169.0/tool-success", "../claude/claude-code@2.1.328/tool-success", "../codex/codex@0.169.0/big-output",
+		"../gemini-cli/gemini-cli@0.61.0/tool-success", "../gemini-cli/gemini-cli@0.61.0/disconnect"} {
 		for _, f := range recorderFiles {
 			b, err := os.ReadFile(filepath.Join(dir, f))
 			if os.IsNotExist(err) {

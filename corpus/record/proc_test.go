@@ -26,7 +26,7 @@ func fake(t *testing.T, script string, d driver, spec runSpec) *runResult {
 }
 
 func TestExecuteExecDriver(t *testing.T) {
-	d := &execDriver{}
+	d := codexExec()
 	res := fake(t, `echo '{"type":"thread.started","thread_id":"T1"}'; printf partial; echo oops >&2; exit 3`, d, runSpec{})
 	if d.session() != "T1" {
 		t.Errorf("session = %q", d.session())
@@ -42,7 +42,7 @@ func TestExecuteExecDriver(t *testing.T) {
 func TestExecuteSignalTrigger(t *testing.T) {
 	reqs := make(chan int, 1)
 	reqs <- 1
-	res := fake(t, `trap 'echo got-int; exit 130' INT; echo started; while :; do sleep 0.05; done`, &execDriver{},
+	res := fake(t, `trap 'echo got-int; exit 130' INT; echo started; while :; do sleep 0.05; done`, codexExec(),
 		runSpec{Requests: reqs, Signal: &Trigger{OnRequest: 1, DelayMS: 200, Name: "SIGINT"}})
 	if res.SentSignal != "SIGINT" || res.ExitCode != 130 || !strings.Contains(string(res.Stdout), "got-int") {
 		t.Errorf("sent %q exit %d stdout %q", res.SentSignal, res.ExitCode, res.Stdout)
@@ -50,7 +50,7 @@ func TestExecuteSignalTrigger(t *testing.T) {
 }
 
 func TestExecuteTimeout(t *testing.T) {
-	res := fake(t, `sleep 30`, &execDriver{}, runSpec{Timeout: 300 * time.Millisecond})
+	res := fake(t, `sleep 30`, codexExec(), runSpec{Timeout: 300 * time.Millisecond})
 	if !res.TimedOut || res.Signal != "SIGKILL" {
 		t.Errorf("timed out %v signal %q", res.TimedOut, res.Signal)
 	}

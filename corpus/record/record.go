@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -197,15 +198,22 @@ type Meta struct {
 	Env []string `json:"env"`
 	// CodexConfig is the config.toml written into CODEX_HOME (Codex only).
 	CodexConfig string `json:"codex_config,omitempty"`
-	Cwd         string `json:"cwd"`
-	Stdin       bool   `json:"stdin"`
-	ExitCode    int    `json:"exit_code"`
-	Signal      string `json:"signal,omitempty"`      // signal that ended the CLI
-	SentSignal  string `json:"sent_signal,omitempty"` // signal the recorder sent
-	Interrupt   bool   `json:"interrupt,omitempty"`   // protocol interrupt sent
-	TimedOut    bool   `json:"timed_out,omitempty"`
-	Killed      string `json:"recorder_note,omitempty"`
-	SessionID   string `json:"session_id,omitempty"`
+	// GeminiSettings is the $HOME/.gemini/settings.json written for Gemini
+	// CLI.
+	GeminiSettings string `json:"gemini_settings,omitempty"`
+	Cwd            string `json:"cwd"`
+	Stdin          bool   `json:"stdin"`
+	ExitCode       int    `json:"exit_code"`
+	Signal         string `json:"signal,omitempty"`      // signal that ended the CLI
+	SentSignal     string `json:"sent_signal,omitempty"` // signal the recorder sent
+	Interrupt      bool   `json:"interrupt,omitempty"`   // protocol interrupt sent
+	TimedOut       bool   `json:"timed_out,omitempty"`
+	Killed         string `json:"recorder_note,omitempty"`
+	SessionID      string `json:"session_id,omitempty"`
+	// ErrorReports are the names of the error reports Gemini CLI left in
+	// TMPDIR during the run (gemini-client-error-<where>-<TIME>.json,
+	// normalised); stderr names them with their paths.
+	ErrorReports []string `json:"error_reports,omitempty"`
 	// Requests is the number of HTTP requests the mock saw during the run,
 	// ModelRequests those answered from the script.
 	Requests      int `json:"requests"`
@@ -300,6 +308,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 		cur = ch
 		mu.Unlock()
 		before := len(srv.Requests())
+		reportsBefore := errorReports(scratch)
 		inv, err := invocation(cli, bin, opt.Cache, c, run, sid, scratch, srv.URL())
 		if err != nil {
 			return err
@@ -323,6 +332,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 		if res.TimedOut {
 			return fmt.Errorf("run %d: timed out after %v", i+1, timeout)
 		}
+		hideCache(opt.Cache, &res.Stdout, &res.Stderr, &res.Stdin)
 		reqs := srv.Requests()[before:]
 		dumpRequests(filepath.Join(scratch, fmt.Sprintf("requests-%d.jsonl", i+1)), reqs)
 		if s := inv.drv.session(); s != "" {
@@ -346,8 +356,16 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 		if len(runs) > 1 {
 			m.Run = i + 1
 		}
+		for _, r := range errorReports(scratch) {
+			if !slices.Contains(reportsBefore, r) {
+				m.ErrorReports = append(m.ErrorReports, string(Normalize([]byte(r))))
+			}
+		}
 		if cli.Provider == "codex" || cli.Provider == "appserver" {
 			m.CodexConfig = strings.ReplaceAll(codexConfig(srv.URL()), srv.URL(), "<MOCK_URL>")
+		}
+		if cli.Provider == "gemini-cli" {
+			m.GeminiSettings = geminiSettings
 		}
 		outs = append(outs, runOut{meta: m, res: res, requests: reqs})
 	}
@@ -387,6 +405,30 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 		}
 	}
 	return writeJSON(filepath.Join(dst, "meta.json"), cm)
+}
+
+// CacheDir replaces the CLI cache directory (Options.Cache) in what the
+// CLIs write: Gemini CLI's stack traces name its bundle's path, which
+// depends on where the repository is checked out.
+const CacheDir = "<CLI_CACHE>"
+
+// hideCache replaces the absolute cache directory by CacheDir in each of bs.
+func hideCache(cache string, bs ...*[]byte) {
+	for _, b := range bs {
+		if *b != nil {
+			*b = bytes.ReplaceAll(*b, []byte(cache), []byte(CacheDir))
+		}
+	}
+}
+
+// errorReports lists the error reports Gemini CLI wrote into the run's
+// TMPDIR, sorted.
+func errorReports(scratch string) []string {
+	files, _ := filepath.Glob(filepath.Join(scratch, "tmp", "gemini-client-error-*.json"))
+	for i, f := range files {
+		files[i] = filepath.Base(f)
+	}
+	return files
 }
 
 // writeRun writes the files of one run into dir. scratch is the scratch

@@ -15,7 +15,7 @@ import (
 
 // Providers are the corpus providers, in recording order. Each one names a
 // directory under corpus/ and under corpus/scenarios/.
-var Providers = []string{"codex", "claude", "appserver", "acp"}
+var Providers = []string{"codex", "claude", "appserver", "gemini-cli", "acp"}
 
 // A Scenario is one scripted case, loaded from
 // corpus/scenarios/<provider>/<name>.json. Adding a case needs no code: a
@@ -196,14 +196,14 @@ func (s *Scenario) validateRuns(runs []Run) error {
 		if r.StreamInput && s.Provider != "claude" {
 			return fmt.Errorf("run %d: stream_input is Claude only", i)
 		}
-		if len(r.Turns) > 0 && s.Provider == "codex" {
-			return fmt.Errorf("run %d: codex exec has one turn per run", i)
+		if len(r.Turns) > 0 && (s.Provider == "codex" || s.Provider == "gemini-cli") {
+			return fmt.Errorf("run %d: %s has one turn per run", i, s.Provider)
 		}
 		if len(r.ThreadParams) > 0 && s.Provider != "appserver" {
 			return fmt.Errorf("run %d: thread_params is app-server only", i)
 		}
-		if r.Interrupt != nil && s.Provider == "codex" {
-			return fmt.Errorf("run %d: codex exec has no protocol interrupt; use signal", i)
+		if r.Interrupt != nil && (s.Provider == "codex" || s.Provider == "gemini-cli") {
+			return fmt.Errorf("run %d: %s has no protocol interrupt; use signal", i, s.Provider)
 		}
 		if r.Interrupt != nil && s.Provider == "claude" && !r.StreamInput {
 			return fmt.Errorf("run %d: Claude interrupt needs stream_input", i)
