@@ -22,6 +22,7 @@ func FuzzAppServer(f *testing.F)         { targets.FuzzAppServer(f) }
 func FuzzClaude(f *testing.F)            { targets.FuzzClaude(f) }
 func FuzzCodex(f *testing.F)             { targets.FuzzCodex(f) }
 func FuzzGemini(f *testing.F)            { targets.FuzzGemini(f) }
+func FuzzCLIGemini(f *testing.F)         { targets.FuzzCLIGemini(f) }
 func FuzzOpenAIChat(f *testing.F)        { targets.FuzzOpenAIChat(f) }
 func FuzzOpenAIResponses(f *testing.F)   { targets.FuzzOpenAIResponses(f) }
 func FuzzChunking(f *testing.F)          { targets.FuzzChunking(f) }

@@ -21,7 +21,9 @@ func init() {
 		Detect: func(head []byte) (int, bool) {
 			return DetectJSONLines(head, func(o Object) bool {
 				t, _ := o.String("type")
-				return slices.Contains(claudeTypes, t)
+				// A result line always has its subtype; Gemini CLI's
+				// stream-json writes "result" lines too, with none.
+				return slices.Contains(claudeTypes, t) && (t != "result" || o.Has("subtype"))
 			})
 		},
 		Switches: []Switch{{

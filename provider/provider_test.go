@@ -208,3 +208,26 @@ func TestDetectNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectGeminiCLI: Gemini CLI's stream-json shares type names with
+// Claude Code (result) and Codex (error); each type is told apart by the
+// members only Gemini CLI writes.
+func TestDetectGeminiCLI(t *testing.T) {
+	for _, tc := range []struct{ head, want string }{
+		{`{"type":"init","timestamp":"t","session_id":"s","model":"m"}` + "\n", "gemini-cli"},
+		{`{"type":"message","timestamp":"t","role":"assistant","content":"hi","delta":true}` + "\n", "gemini-cli"},
+		{`{"type":"result","timestamp":"t","status":"success","stats":{}}` + "\n", "gemini-cli"},
+		{`{"type":"system","subtype":"init","session_id":"s","model":"m","uuid":"u"}` + "\n", "claude"},
+		{`{"type":"result","subtype":"success","is_error":false,"session_id":"s","uuid":"u"}` + "\n", "claude"},
+		{`{"type":"thread.started","thread_id":"t"}` + "\n" + `{"type":"error","message":"Reconnecting... 1/5"}` + "\n", "codex"},
+	} {
+		got, ok, err := provider.Detect([]byte(tc.head))
+		if err != nil || !ok || got.Name != tc.want {
+			t.Errorf("Detect(%s) = %q, %v, %v; want %s", tc.head, got.Name, ok, err, tc.want)
+		}
+	}
+	// An error line alone is Gemini CLI's only with a severity.
+	if got, ok, _ := provider.Detect([]byte(`{"type":"error","message":"x"}` + "\n")); ok && got.Name == "gemini-cli" {
+		t.Error("a codex-shaped error line was detected as gemini-cli")
+	}
+}

@@ -68,15 +68,17 @@ func TestParseJSONEqualsGolden(t *testing.T) {
 // damagedByTheCLI are the corpus cases whose capture the CLI itself
 // damaged, with what check must say about them: Claude Code 2.0.50 loses
 // its stdout past about 64 KiB, cutting a line mid-value, and still exits
-// 0, so the capture ends without its result. The mocks' disconnect cases
+// 0, so the capture ends without its result; so does Gemini CLI 0.61.0
+// inside a large tool_result line. The mocks' disconnect cases
 // (Messages, Gemini, Chat Completions, Responses) are bodies cut off on
 // purpose.
 var damagedByTheCLI = map[string][]string{
-	"claude/claude-code@2.0.50/big-text": {corpus.Truncated + " at offset 760 (line 2)", corpus.Incomplete + " (whole run)"},
-	"anthropic-messages/mock/disconnect": {corpus.Incomplete + " (whole run)"},
-	"gemini/mock/disconnect":             {corpus.Incomplete + " (whole run)"},
-	"openai-chat/mock/disconnect":        {corpus.Incomplete + " (whole run)"},
-	"openai-responses/mock/disconnect":   {corpus.Incomplete + " (whole run)"},
+	"claude/claude-code@2.0.50/big-text":      {corpus.Truncated + " at offset 760 (line 2)", corpus.Incomplete + " (whole run)"},
+	"gemini-cli/gemini-cli@0.61.0/big-output": {corpus.Truncated + " at offset 490 (line 4)", corpus.Incomplete + " (whole run)"},
+	"anthropic-messages/mock/disconnect":      {corpus.Incomplete + " (whole run)"},
+	"gemini/mock/disconnect":                  {corpus.Incomplete + " (whole run)"},
+	"openai-chat/mock/disconnect":             {corpus.Incomplete + " (whole run)"},
+	"openai-responses/mock/disconnect":        {corpus.Incomplete + " (whole run)"},
 }
 
 // TestCheckCorpus: check finds nothing on any corpus case but those the

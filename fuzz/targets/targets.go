@@ -50,6 +50,9 @@ func FuzzCodex(f *testing.F) { run(f, "FuzzCodex") }
 // FuzzGemini runs fuzz.CheckParser for the provider gemini.
 func FuzzGemini(f *testing.F) { run(f, "FuzzGemini") }
 
+// FuzzCLIGemini runs fuzz.CheckParser for the provider gemini-cli.
+func FuzzCLIGemini(f *testing.F) { run(f, "FuzzCLIGemini") }
+
 // FuzzOpenAIChat runs fuzz.CheckParser for the provider openai-chat.
 func FuzzOpenAIChat(f *testing.F) { run(f, "FuzzOpenAIChat") }
 
