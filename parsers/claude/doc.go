@@ -195,6 +195,20 @@
 //     subagent_stats, model_usage_since_last_result, result_index); unknown
 //     fields are ignored, secondary fields are decoded leniently.
 //
+// # Decoding
+//
+// Each line is decoded once, by segmentio/encoding behind the depth guard
+// (the package's one JSON library), into the typed shapes of wire.go: a
+// line's content blocks, tool inputs and tool results are decoded with it,
+// not kept as raw JSON and decoded again. stream_event, assistant and user
+// lines that begin with their "type" take a fast path that decodes the
+// type and session id with the line; other lines are peeked for them
+// first. On the fast path member names match as the decoder matches them
+// (letter case aside), on the general path exactly: the two differ only
+// for a line that spells session_id in other letter cases. What is passed
+// through whole, the Raw of a custom payload and the Data of an unmapped
+// block, is built from the line's bytes when it is kept.
+//
 // # Control protocol
 //
 // ControlRequest.DecisionRequest maps can_use_tool to a DecisionRequest
