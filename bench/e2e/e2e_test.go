@@ -327,7 +327,9 @@ func TestE2E(t *testing.T) {
 			if r.failed {
 				status = " (failed)"
 			}
-			fmt.Fprintf(&table, "| %s | %.1f | %s%s | %.0f | %.2fx | %s | %s | %s |\n", s.name, mb, c.name, status, rate, rate/base, alloc, ret, rss)
+			row := fmt.Sprintf("| %s | %.1f | %s%s | %.0f | %.2fx | %s | %s | %s |\n", s.name, mb, c.name, status, rate, rate/base, alloc, ret, rss)
+			table.WriteString(row)
+			t.Log(row) // as it comes: a run on a loaded machine is long
 		}
 		os.Remove(file)
 	}
