@@ -17,11 +17,11 @@ func init() {
 		Framing: FramingSSE,
 		Fuzz:    Fuzz{Words: []string{"data: ", "event: ", "\n\n", ": ping\n\n"}},
 		Parse: func(in Input, sink driver.EventSink) Parsed {
-			opts := anthropic.Options{Streaming: in.Streaming, HTTPStatus: in.HTTPStatus, ContentType: in.ContentType, Observe: in.Observe}
+			var u unpaired
+			opts := anthropic.Options{Streaming: in.Streaming, HTTPStatus: in.HTTPStatus, ContentType: in.ContentType, Observe: in.Observe, Unpaired: u.add}
 			resp, err := anthropic.Parse(in.Stdout, sink, opts, in.Outcome)
-
 			err = keepStderr(in, &resp, err)
-			return Parsed{Capability: anthropic.Capability, Response: resp, Err: err}
+			return Parsed{Capability: anthropic.Capability, Response: resp, Err: err, Findings: u}
 		},
 	})
 }

@@ -33,10 +33,11 @@ func init() {
 			Fuzz:    f.fuzz,
 			Detect:  func(head []byte) (int, bool) { return detectOpenAI(head, format) },
 			Parse: func(in Input, sink driver.EventSink) Parsed {
-				opts := openai.Options{Format: format, Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe}
+				var u unpaired
+				opts := openai.Options{Format: format, Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe, Unpaired: u.add}
 				resp, err := openai.Parse(in.HTTPStatus, in.ContentType, in.Stdout, sink, opts)
 				err = keepStderr(in, &resp, err)
-				return Parsed{Capability: openai.Capability, Response: resp, Err: err}
+				return Parsed{Capability: openai.Capability, Response: resp, Err: err, Findings: u}
 			},
 		})
 	}

@@ -48,6 +48,16 @@ type Options struct {
 	// offset in the body, 1-based line) before it is fed, and (len(body),
 	// 0) before Finish.
 	Observe func(offset int64, line int)
+
+	// Unpaired, when set, is told of each event whose partner is missing
+	// from the body, with the event's byte offset and line: content before
+	// message_start, a content_block_delta or content_block_stop without
+	// its content_block_start, a block started and not stopped when
+	// message_stop came. The parser repairs such a stream (it opens and
+	// closes what is missing), so the contract validators cannot see the
+	// loss; this is how it is reported (the provider registry's UNPAIRED
+	// findings).
+	Unpaired func(offset int64, line int, message string)
 }
 
 // Capability is the parser's StreamCapability, whatever the options:
@@ -112,6 +122,8 @@ type block struct {
 	input            json.RawMessage // the block's own input
 	citations        []any
 	stopped          bool
+	off              int64 // where its content_block_start (or first delta) is
+	line             int
 }
 
 // Parser is the Messages stream state machine for one response. Feed it
@@ -147,6 +159,8 @@ type Parser struct {
 
 	scratch      []byte
 	ev           wireEvent
+	off          int64 // the position of the event being fed
+	line         int
 	malformed    int
 	firstProblem string
 	unknown      int
@@ -231,6 +245,7 @@ func (p *Parser) Feed(f sse.Frame) error {
 	default:
 		return nil // comments (keep-alives), blank lines, the BOM
 	}
+	p.off, p.line = f.Offset, f.Line
 	if p.ended != "" {
 		if p.isPing(f) {
 			return nil
@@ -423,6 +438,17 @@ func (p *Parser) ensureMessage() {
 		p.anon++
 		p.msgID = "message-" + strconv.Itoa(p.anon)
 		p.markMalformed("content before message_start")
+		p.unpaired("event before any message_start")
+	}
+}
+
+// unpaired reports a broken pairing at the event being fed to
+// Options.Unpaired.
+func (p *Parser) unpaired(msg string) { p.unpairedAt(p.off, p.line, msg) }
+
+func (p *Parser) unpairedAt(off int64, line int, msg string) {
+	if p.opts.Unpaired != nil {
+		p.opts.Unpaired(off, line, msg)
 	}
 }
 
@@ -452,7 +478,7 @@ func (p *Parser) blockStart(f sse.Frame, ev *wireEvent) error {
 			return err
 		}
 	}
-	b := &block{index: idx, typ: cb.Type}
+	b := &block{index: idx, typ: cb.Type, off: p.off, line: p.line}
 	p.blocks[idx] = b
 	p.order = append(p.order, b)
 	p.last = b
@@ -655,7 +681,8 @@ func (p *Parser) blockFor(idx int, kind deltaKind) *block {
 	}
 	p.ensureMessage()
 	p.markMalformed("content_block_delta without its content_block_start at index " + strconv.Itoa(idx))
-	b = &block{index: idx, kind: want, typ: "text", wid: p.lifecycleID(idx)}
+	p.unpaired("content_block_delta at index " + strconv.Itoa(idx) + " without its content_block_start")
+	b = &block{index: idx, kind: want, typ: "text", wid: p.lifecycleID(idx), off: p.off, line: p.line}
 	fam := emit.Text
 	if want == blockThinking {
 		b.typ, fam = "thinking", emit.Reasoning
@@ -753,6 +780,7 @@ func (p *Parser) blockStop(idx int) error {
 	b := p.blocks[idx]
 	if b == nil || b.stopped {
 		p.markMalformed("content_block_stop for no open block at index " + strconv.Itoa(idx))
+		p.unpaired("content_block_stop at index " + strconv.Itoa(idx) + " without its content_block_start")
 		return p.em.Err()
 	}
 	return p.stopBlock(b, false)
@@ -869,6 +897,7 @@ func (p *Parser) messageStop(f sse.Frame) error {
 	p.ensureMessage()
 	for _, b := range p.order {
 		if !b.stopped {
+			p.unpairedAt(b.off, b.line, "content block "+strconv.Itoa(b.index)+" ("+b.typ+") started but not stopped before message_stop")
 			if err := p.stopBlock(b, false); err != nil {
 				return err
 			}

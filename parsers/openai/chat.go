@@ -37,6 +37,11 @@ type cChoice struct {
 	finished  bool // its finish_reason arrived and its items were emitted
 	finishAt  *driver.TerminalPayload
 	annots    []any
+	// filters are Azure's content_filter_results of the choice's chunks,
+	// each value once while it repeats (every chunk carries one); filter
+	// holds the exact bytes of the last.
+	filters []any
+	filter  []byte
 }
 
 // chatState is the Chat half of a Parser.
@@ -204,7 +209,7 @@ func (p *Parser) chatChunkOf(f sse.Frame, t *chatTop) error {
 
 // chatChoice handles one element of choices.
 func (p *Parser) chatChoice(f sse.Frame, o *obj) error {
-	var finish, later []byte
+	var finish, later, filters []byte
 	var ch *cChoice
 	idx, sawIdx := 0, false
 	for o.next() {
@@ -230,10 +235,15 @@ func (p *Parser) chatChoice(f sse.Frame, o *obj) error {
 			later = o.v()
 		case "finish_reason":
 			finish = o.v()
+		case "content_filter_results":
+			filters = o.v()
 		}
 	}
 	if ch == nil || ch.index != idx {
 		ch = p.choice(idx)
+	}
+	if err := p.contentFilter(ch, filters); err != nil {
+		return err
 	}
 	if later != nil {
 		d, ok := object(later)
@@ -246,6 +256,30 @@ func (p *Parser) chatChoice(f sse.Frame, o *obj) error {
 	if isString(finish) {
 		if r := str(finish); r != "" {
 			return p.choiceFinish(ch, r, f)
+		}
+	}
+	return nil
+}
+
+// contentFilter keeps a choice's content_filter_results (Azure OpenAI,
+// on every chunk, {} on the first): each value once while it repeats, on
+// the choice's assistant item (Data["content_filter_results"]); a value in
+// which a category was filtered is also the custom payload
+// <provider>/content_filter, as it happens.
+func (p *Parser) contentFilter(ch *cChoice, v []byte) error {
+	if len(v) < 2 || v[0] != '{' || bytes.Equal(v, ch.filter) {
+		return nil
+	}
+	m := rawMap(v)
+	if len(m) == 0 {
+		return nil
+	}
+	ch.filter = append(ch.filter[:0], v...)
+	ch.filters = append(ch.filters, m)
+	for _, c := range m {
+		if cat, ok := c.(map[string]any); ok && cat["filtered"] == true {
+			return p.em.Custom(p.provider(), "content_filter", driver.StreamPayload{MessageID: ch.msgID,
+				Raw: map[string]any{"choice": ch.index, "content_filter_results": m}})
 		}
 	}
 	return nil
@@ -514,11 +548,25 @@ func (p *Parser) closeChoice(ch *cChoice, complete bool) error {
 		}
 		return nil
 	}
-	if ch.text.Len() > 0 {
+	switch {
+	case ch.text.Len() > 0:
 		it := driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: ch.text.String(), Metadata: meta()}
 		if len(ch.annots) > 0 {
 			it.Data = map[string]any{"annotations": ch.annots}
 		}
+		if len(ch.filters) > 0 {
+			if it.Data == nil {
+				it.Data = map[string]any{}
+			}
+			it.Data["content_filter_results"] = ch.filters
+		}
+		if err := p.em.Item(it); err != nil {
+			return err
+		}
+	case len(ch.filters) > 0:
+		// No text to carry them (a choice the filter stopped at once).
+		it := driver.TranscriptItem{Kind: driver.TranscriptSystem, Subtype: "content_filter", Text: "content filter results",
+			Metadata: meta(), Data: map[string]any{"content_filter_results": ch.filters}}
 		if err := p.em.Item(it); err != nil {
 			return err
 		}
@@ -578,6 +626,11 @@ func (p *Parser) chatDone(f sse.Frame) error {
 	}
 	p.c.doneSeen = true
 	p.ended = true
+	for _, ch := range p.c.choices {
+		if ch.finishRaw == "" {
+			p.unpaired(f.Offset, f.Line, "data: [DONE] ended choice "+strconv.Itoa(ch.index)+" without its finish_reason")
+		}
+	}
 	return nil
 }
 

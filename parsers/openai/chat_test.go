@@ -373,3 +373,54 @@ func TestChatMalformedFrame(t *testing.T) {
 		t.Errorf("stdout items %v", offsets)
 	}
 }
+
+// TestAzureContentFilter: Azure's per-chunk content_filter_results are
+// kept on the choice's item, each value once while it repeats; a filtered
+// category is also the custom payload openai-chat/content_filter, and a
+// choice the filter stopped before any text keeps them on a system item.
+func TestAzureContentFilter(t *testing.T) {
+	safe := `{"hate":{"filtered":false,"severity":"safe"},"violence":{"filtered":false,"severity":"safe"}}`
+	hit := `{"hate":{"filtered":false,"severity":"safe"},"violence":{"filtered":true,"severity":"high"}}`
+	chunk := func(filters, delta, finish string) string {
+		return `{"id":"c1","object":"chat.completion.chunk","model":"gpt-4o","choices":[{"index":0,"content_filter_results":` + filters + `,"delta":` + delta + `,"finish_reason":` + finish + `}]}`
+	}
+	body := sseOf(
+		`{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":`+safe+`}]}`,
+		chunk(`{}`, `{"role":"assistant","content":""}`, "null"),
+		chunk(safe, `{"content":"The"}`, "null"),
+		chunk(safe, `{"content":" fight"}`, "null"),
+		chunk(hit, `{}`, `"content_filter"`),
+		`[DONE]`)
+	r := replay(t, body, Options{Format: Chat})
+	if f := finishOf(r); f.Reason != driver.FinishContentFilter || r.Response.Failure != nil || r.Response.Output != "The fight" {
+		t.Fatalf("finish %+v failure %+v output %q", f, r.Response.Failure, r.Response.Output)
+	}
+	var kept []any
+	for _, it := range r.Response.Transcript {
+		if it.Kind == driver.TranscriptAssistant {
+			kept, _ = it.Data["content_filter_results"].([]any)
+		}
+	}
+	if len(kept) != 2 {
+		t.Fatalf("content_filter_results kept: %v, want the safe and the filtered value", kept)
+	}
+	n := 0
+	for _, p := range r.Payloads {
+		if p.Kind == "openai-chat/content_filter" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d content_filter payloads, want 1", n)
+	}
+
+	body = sseOf(chunk(hit, `{"role":"assistant"}`, `"content_filter"`), `[DONE]`)
+	r = replay(t, body, Options{Format: Chat})
+	found := false
+	for _, it := range r.Response.Transcript {
+		found = found || it.Subtype == "content_filter" && it.Data["content_filter_results"] != nil
+	}
+	if !found || finishOf(r).Reason != driver.FinishContentFilter {
+		t.Errorf("filtered at once: transcript %+v finish %+v", r.Response.Transcript, finishOf(r))
+	}
+}

@@ -55,8 +55,13 @@
 // Items are keyed by output_index, then item_id: GitHub Copilot's
 // Responses endpoint rotates item_id between the events of one item.
 // Custom kinds are "openai-responses/<event type>" with the whole event in
-// Raw. sequence_number is not checked (a resumed stream starts after
-// starting_after); the last one is Metadata sequence_number.
+// Raw. sequence_number counts a response's events; the last one is
+// Metadata sequence_number. A number that is not the previous one plus
+// one (a gap, a repeat, a step back) is reported to Options.Unpaired at
+// the event, as are events for an item no output_item.added announced and
+// items not done when the terminal came; the first number may be any (a
+// resumed stream starts after starting_after). Vercel's trimmed fixtures
+// (public/vercel-openai-responses-phase) show such gaps.
 //
 //	event                                      StreamPayloads                     TranscriptItems
 //	response.created                           run.started RunID = response.id    init
@@ -124,6 +129,9 @@
 //	error (top level), event: error             run.error (provider_error)       failure
 //	a chunk with no choices and no usage        openai-chat/chunk (or /extra     —
 //	(Azure's prompt_filter_results)             without choices), whole in Raw
+//	choices[].content_filter_results (Azure)    openai-chat/content_filter       assistant Data content_filter_results
+//	                                            when a category is filtered      (each value once while it repeats;
+//	                                                                             a system item when no text came)
 //	data: [DONE]                                the terminal                     —
 //
 // Tool calls are assembled per choice; the providers disagree on how:

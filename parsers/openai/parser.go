@@ -89,6 +89,16 @@ type Options struct {
 	// it is fed: its byte offset in the body and its 1-based line; and
 	// (len(body), 0) before Finish.
 	Observe func(offset int64, line int)
+	// Unpaired, when set, is told of each event whose partner or
+	// predecessor is missing from the body, with the event's byte offset
+	// and line: a Responses sequence_number that skips or repeats a
+	// number, an event for an output item no response.output_item.added
+	// announced, an item announced but never done when the terminal came;
+	// a Chat choice that [DONE] ended without its finish_reason. The
+	// parser repairs such a stream (it closes what is open), so the
+	// contract validators cannot see the loss; this is how it is reported
+	// (the provider registry's UNPAIRED findings).
+	Unpaired func(offset int64, line int, message string)
 }
 
 // Capability is the parser's StreamCapability, whatever the options and
@@ -180,6 +190,13 @@ func (p *Parser) Malformed() int { return p.malformed }
 func (p *Parser) Unknown() int { return p.unknown }
 
 func (p *Parser) provider() string { return p.format.Provider() }
+
+// unpaired reports a broken pairing to Options.Unpaired.
+func (p *Parser) unpaired(offset int64, line int, msg string) {
+	if p.opts.Unpaired != nil {
+		p.opts.Unpaired(offset, line, msg)
+	}
+}
 
 // isDone reports whether data is the [DONE] sentinel (the OpenAI SDKs stop
 // at a payload that begins with it).

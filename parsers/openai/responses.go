@@ -76,6 +76,11 @@ type rItem struct {
 	parts []rPart // reasoning parts; the last one may be open
 	open  bool    // the last part's lifecycle (reasoning) is open
 
+	// addedOff and addedLine place its output_item.added (addedLine 0:
+	// the item was not announced).
+	addedOff  int64
+	addedLine int
+
 	args     []byte // call arguments (or custom input, or code) as streamed
 	final    []byte // the arguments of the .done event or the done item
 	hasFinal bool
@@ -107,6 +112,8 @@ type responsesState struct {
 
 	lastSeq      int
 	hasSeq       bool
+	off          int64 // the position of the event being handled
+	line         int
 	doneSeen     bool
 	hasToolCall  bool
 	failedStatus string
@@ -329,8 +336,25 @@ func (p *Parser) responsesEvent(f sse.Frame) error {
 func (p *Parser) responsesEventOf(f sse.Frame, ev *rEvent) error {
 	r := &p.r
 	if ev.hasSeq {
-		r.lastSeq, r.hasSeq = ev.seq, true
+		// sequence_number counts the events of one response from 0 (a
+		// resumed stream, starting_after N, from N+1): a number that is not
+		// the next one means events were lost or delivered twice.
+		switch {
+		case !r.hasSeq:
+		case ev.seq == r.lastSeq:
+			p.unpaired(f.Offset, f.Line, "sequence_number "+strconv.Itoa(ev.seq)+" repeated: an event delivered twice")
+		case ev.seq < r.lastSeq:
+			p.unpaired(f.Offset, f.Line, "sequence_number "+strconv.Itoa(ev.seq)+" after "+strconv.Itoa(r.lastSeq)+": events out of order")
+		case ev.seq > r.lastSeq+1:
+			n := ev.seq - r.lastSeq - 1
+			p.unpaired(f.Offset, f.Line, "sequence_number "+strconv.Itoa(ev.seq)+" after "+strconv.Itoa(r.lastSeq)+": "+strconv.Itoa(n)+" event(s) missing")
+		}
+		if !r.hasSeq || ev.seq > r.lastSeq {
+			r.lastSeq = ev.seq
+		}
+		r.hasSeq = true
 	}
+	r.off, r.line = f.Offset, f.Line
 	if p.ended && ev.typ != evError {
 		return p.malformedEvent(f, "event after the terminal event")
 	}
@@ -531,7 +555,9 @@ func (p *Parser) itemFor(ev *rEvent, kind itemKind) *rItem {
 		idx = -1 - len(r.order)
 	}
 	typ := map[itemKind]string{kMessage: "message", kReasoning: "reasoning", kCall: "function_call", kServer: "tool"}[kind]
-	return p.newItem(idx, id, typ, kind)
+	it := p.newItem(idx, id, typ, kind)
+	p.unpaired(r.off, r.line, ev.typ+" for output item "+it.wire+" that no response.output_item.added announced")
+	return it
 }
 
 func (p *Parser) newItem(idx int, id, typ string, kind itemKind) *rItem {
@@ -760,6 +786,9 @@ func (p *Parser) itemAdded(f sse.Frame, ev *rEvent) error {
 		return err
 	}
 	it := p.addItem(ev, fi)
+	if it.addedLine == 0 {
+		it.addedOff, it.addedLine = f.Offset, f.Line
+	}
 	switch it.kind {
 	case kCall, kServer:
 		if err := p.openCall(it); err != nil {
@@ -827,7 +856,11 @@ func (p *Parser) itemDone(f sse.Frame, ev *rEvent) error {
 	if err := p.initRun("", ""); err != nil {
 		return err
 	}
+	n := len(p.r.order)
 	it := p.addItem(ev, fi)
+	if len(p.r.order) > n {
+		p.unpaired(f.Offset, f.Line, "output_item.done of "+it.wire+" ("+it.typ+") without its output_item.added")
+	}
 	if it.done {
 		return nil
 	}
@@ -1111,6 +1144,11 @@ func (p *Parser) partDone(ev *rEvent) error {
 // terminalEvent handles response.completed, response.incomplete and
 // response.failed.
 func (p *Parser) terminalEvent(f sse.Frame, ev *rEvent) error {
+	for _, it := range p.r.order {
+		if !it.done && it.addedLine > 0 {
+			p.unpaired(it.addedOff, it.addedLine, "output item "+it.wire+" ("+it.typ+") announced but never done before "+ev.typ)
+		}
+	}
 	s := readSnapshot(ev.response)
 	if err := p.initRun(s.id, s.model); err != nil {
 		return err
