@@ -56,9 +56,10 @@
 //	user_message_chunk text                  -                                          user
 //	chunk of another content type            acp/<kind> {update}                        -
 //	(image, audio, resource)
-//	tool_call, tool_call_update              tool_call.start Name = kind ("other"),     tool_call (Input, Metadata
-//	                                         Args = rawInput; opened once the input     kind, title; Data locations)
-//	                                         is known or the call runs
+//	tool_call, tool_call_update              tool_call.start Name = _meta.toolName      tool_call (Input, Metadata
+//	                                         (Qwen Code), else kind, else "other";      kind, title; Data locations)
+//	                                         Args = rawInput; opened once the input
+//	                                         is known (not {}) or the call runs
 //	tool_call_update status in_progress or   acp/tool_call_update {update}              -
 //	streamed content
 //	tool_call_update completed|failed        tool_call.end Result{status, title,        tool_result (Text = the text
@@ -160,6 +161,47 @@
 // that cannot load a session gives no resume point), and Codec
 // round-trips the state with a non-empty guard fingerprint. Otherwise
 // Metadata checkpoint says why.
+//
+// # Protocol facts worth knowing (recordings of the four agents)
+//
+// Recorded from Gemini CLI 0.61.0, Copilot CLI 1.0.102 and Qwen Code
+// 0.24.4 against a mock model server (corpus/acp):
+//
+//   - ACP has no tool name. Gemini CLI and Copilot CLI give only kind
+//     ("execute") and a title (the command line, or the model's
+//     description of it); Gemini CLI's toolCallId embeds its tool's name
+//     (run_shell_command__run_shell_command_<ms>_0), which the parser does
+//     not guess from; Qwen Code names it in _meta.toolName.
+//   - Gemini CLI announces a shell call already in_progress, without
+//     rawInput, its content the working directory; the completing update
+//     carries content [] (the command's output is not in the protocol).
+//     Copilot CLI announces it pending with rawInput, repeats it (with
+//     other members) in the permission request, streams the output as
+//     cumulative content in tool_call_update (each replacing the last) and
+//     ends with rawOutput holding the exit code. Qwen Code announces it
+//     pending with rawInput {} ("phase":"preparing") and sends the input
+//     with the permission request.
+//   - Copilot CLI reports a failed model request (HTTP 400) as an
+//     agent_message_chunk "Error: 400 ..." and ends the turn with
+//     end_turn: at the protocol level the run succeeded. Gemini CLI
+//     answers the prompt with a JSON-RPC error whose code is the HTTP
+//     status (400) and whose message is the API's error body as a string;
+//     Qwen Code with -32603 "Internal error".
+//   - The usage places differ (see Usage): Gemini CLI result._meta.quota,
+//     Copilot CLI result.usage plus usage_update (context window), Qwen
+//     Code only _meta.usage on empty chunks (its prompt result's _meta has
+//     qwen.branchPoint, no usage). Qwen Code replays the usage chunks with
+//     the history of session/load; they are not counted. Copilot CLI and
+//     Qwen Code count thoughtTokens among outputTokens (totalTokens =
+//     inputTokens + outputTokens).
+//   - Qwen Code calls the client with the vendor request
+//     craft/drainMidTurnQueue during a turn, and sends its
+//     available_commands_update (hundreds of KiB: 49 commands with their
+//     _meta) after the prompt response: the terminal is not the last line.
+//   - Every agent advertised loadSession. Qwen Code does not exit when its
+//     stdin closes, nor Gemini CLI after a tool ran: a client stops them
+//     with a signal, and that outcome, as every signal, leaves the
+//     checkpoint invalid (contract §9).
 //
 // # Limits
 //

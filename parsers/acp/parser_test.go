@@ -339,3 +339,36 @@ func TestNoStreaming(t *testing.T) {
 }
 
 func TestCodec(t *testing.T) { parsertest.CheckCodecDisplayID(t, Codec) }
+
+// TestQwenShapes: Qwen Code 0.24.4 announces a call with rawInput {} while
+// "preparing" and names the tool in _meta.toolName; the input comes with
+// the permission request; an update arrives after the prompt response.
+func TestQwenShapes(t *testing.T) {
+	out := lines(initResp(0, true), newResp(1),
+		upd(`{"sessionUpdate":"tool_call","toolCallId":"call_1","status":"pending","title":"Shell","content":[],"locations":[],"kind":"execute","rawInput":{},"_meta":{"toolName":"run_shell_command","provenance":"builtin","phase":"preparing"}}`),
+		`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"sess-1","options":[{"optionId":"proceed_once","name":"Allow","kind":"allow_once"},{"optionId":"cancel","name":"Reject","kind":"reject_once"}],"toolCall":{"toolCallId":"call_1","status":"pending","title":"rm -rf ./build","kind":"execute","rawInput":{"command":"rm -rf ./build"},"_meta":{"toolName":"run_shell_command"}}}}`,
+		upd(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"failed","content":[{"type":"content","content":{"type":"text","text":"Tool \"run_shell_command\" was canceled by the user."}}],"_meta":{"toolName":"run_shell_command","provenance":"builtin"}}`),
+		promptResp(2, "end_turn", ""),
+		upd(`{"sessionUpdate":"available_commands_update","availableCommands":[]}`),
+	)
+	stdin := clientSide + lines(`{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"cancel"}}}`)
+	r, u := mustRun(t, stdin, out, Options{Streaming: true}, Outcome{})
+	var call, res *driver.TranscriptItem
+	for i, it := range r.Response.Transcript {
+		switch it.Kind {
+		case driver.TranscriptToolCall:
+			call = &r.Response.Transcript[i]
+		case driver.TranscriptToolResult:
+			res = &r.Response.Transcript[i]
+		}
+	}
+	if call == nil || call.ToolName != "run_shell_command" || fmt.Sprint(call.Input) != "map[command:rm -rf ./build]" {
+		t.Fatalf("tool call %+v", call)
+	}
+	if res == nil || !res.IsError || !strings.Contains(res.Text, "canceled by the user") {
+		t.Fatalf("tool result %+v", res)
+	}
+	if r.Response.Metadata[MetaState] != "done" || len(u) != 0 || !r.Response.Checkpoint.Valid {
+		t.Fatalf("state %q unpaired %v checkpoint %+v", r.Response.Metadata[MetaState], u, r.Response.Checkpoint)
+	}
+}

@@ -23,7 +23,8 @@ type message struct {
 // toolState is a tool call announced by tool_call (or first named by an
 // update or a permission request).
 type toolState struct {
-	name     string // the kind, "other" when absent: ACP has no tool name
+	name     string // _meta.toolName (Qwen Code), else the kind, else "other": ACP has no tool name
+	named    bool   // name is a _meta.toolName
 	title    string
 	status   string
 	open     bool // tool_call.start emitted
@@ -74,11 +75,6 @@ func (p *Parser) sessionUpdate(f jsonrpc.Frame) error {
 	if !p.inScope(u.session) {
 		s, _ := jsonrpc.String(u.session)
 		return p.otherScopeMessage(string(kind), s, map[string]any{"update": rawValue(u.obj)})
-	}
-	if p.st < stateTurn {
-		p.st = stateTurn
-	} else if p.st == stateDone {
-		p.st = stateTurn
 	}
 	switch string(kind) {
 	case uAgentMessage:
@@ -141,6 +137,7 @@ func (p *Parser) chunk(f jsonrpc.Frame, kind string, fam emit.Family) error {
 			id, _ = jsonrpc.String(u.msgID)
 		}
 	}
+	p.st = stateTurn
 	m := p.cur
 	if m == nil || m.kind != kind || m.id != id {
 		if err := p.closeMessage(); err != nil {
@@ -302,6 +299,7 @@ func (p *Parser) usageUpdate(f jsonrpc.Frame) error {
 // spans of the frame.
 type toolFields struct {
 	id, kind, status string
+	toolName         string // _meta.toolName, Qwen Code's name of the tool
 	title            *string
 	content          []byte
 	location         []byte
@@ -351,6 +349,9 @@ func readTool(obj []byte) (toolFields, bool) {
 			set(v, &t.output)
 		case "_meta":
 			set(v, &t.meta)
+			if n, good := jsonguard.PeekString(v, "toolName", nil); good {
+				t.toolName = string(n)
+			}
 		}
 		return true
 	})
@@ -370,6 +371,7 @@ func (p *Parser) toolCall(f jsonrpc.Frame, announce bool) error {
 	if err := p.closeMessage(); err != nil {
 		return err
 	}
+	p.st = stateTurn
 	ts := p.tools[w.id]
 	if ts == nil {
 		if !announce && p.opts.Unpaired != nil {
@@ -391,7 +393,7 @@ func (p *Parser) toolCall(f jsonrpc.Frame, announce bool) error {
 		}
 		return p.closeTool(w.id, ts, ts.status)
 	}
-	if ts.input != nil || ts.status == "in_progress" {
+	if ts.hasInput() || ts.status == "in_progress" {
 		if err := p.openTool(w.id, ts); err != nil {
 			return err
 		}
@@ -411,10 +413,28 @@ func (p *Parser) newTool(id string) *toolState {
 	return ts
 }
 
+// hasInput reports whether the call's input is known: a rawInput other
+// than {} (Qwen Code announces a call with rawInput {} while it is still
+// "preparing", and the input comes with the permission request).
+func (ts *toolState) hasInput() bool {
+	in := ts.input
+	if in == nil {
+		return false
+	}
+	if i := jsonguard.SkipWS(in, 0); i < len(in) && in[i] == '{' {
+		j := jsonguard.SkipWS(in, i+1)
+		return j >= len(in) || in[j] != '}'
+	}
+	return true
+}
+
 // merge takes the fields an update carries (only the changed ones need
 // be present), copying the values out of the frame.
 func (ts *toolState) merge(w *toolFields) {
-	if w.kind != "" {
+	switch {
+	case w.toolName != "":
+		ts.name, ts.named = w.toolName, true
+	case w.kind != "" && !ts.named:
 		ts.name = w.kind
 	}
 	if w.title != nil {
