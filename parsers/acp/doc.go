@@ -32,7 +32,11 @@
 // answers session/load, is this run's input, not its output: those
 // updates are custom payloads with Raw["scope"]="replay" and nothing
 // else (Metadata replayed counts them). With the client side the
-// session/load request marks the replay; without it, Options.Load.
+// session/load request marks the replay; without it, Options.Load. The
+// specification has the agent replay before it answers session/load;
+// Gemini CLI streams the history after its answer, so when the client
+// side is fed live (the client's session/prompt not yet fed at the load
+// response) the replay lasts until the client's session/prompt.
 //
 // Without the client side, responses are recognised by the shape of their
 // result (protocolVersion: initialize; sessionId: session/new;

@@ -105,9 +105,12 @@ type Parser struct {
 	clientOrder   []string
 	cancelSent    int
 
-	// Replay of a loaded session's history.
-	replay   bool
-	replayed int
+	// Replay of a loaded session's history. loaded: the load response
+	// was seen; promptSent: the client's session/prompt was fed.
+	replay     bool
+	replayed   int
+	loaded     bool
+	promptSent bool
 
 	// Streamed messages.
 	cur    *message
@@ -548,12 +551,21 @@ func (p *Parser) announce(method string, r wireSession) error {
 }
 
 // sessionLoaded handles the response to session/load or session/resume:
-// the replay of the history (if any) is over.
+// the replay of the history (if any) is over, except when the client side
+// is fed as it happens (a live driver) and has not sent session/prompt
+// yet: then the replay lasts until it does. Gemini CLI 0.61.0 streams a
+// loaded session's history after its load response (its loadSession does
+// not await streamHistory), so those updates are history, not output, as
+// long as the client has not prompted; a driver waits for them to stop
+// before it prompts (drivers/acp).
 func (p *Parser) sessionLoaded(f jsonrpc.Frame, method, key string) error {
 	if method == "" {
 		method = mSessionLoad
 	}
-	p.replay = false
+	p.loaded = true
+	if !p.client || p.promptSent || method != mSessionLoad {
+		p.replay = false
+	}
 	p.adoptSession(p.clientSession[key])
 	var r wireSession
 	if len(f.Result) > 0 && f.Result[0] == '{' {
@@ -699,6 +711,12 @@ func (p *Parser) FeedClient(f jsonrpc.Frame) error {
 		if method == mSessionLoad && p.prompts == 0 && p.st < stateTurn {
 			// The history replays before the load response.
 			p.replay = true
+		}
+		if method == mSessionPrompt {
+			p.promptSent = true
+			if p.loaded {
+				p.replay = false // the history streamed after the load response is over
+			}
 		}
 	case jsonrpc.Notification:
 		if string(f.Method) == mSessionCancel {
