@@ -17,8 +17,8 @@ drivers-e2e:
 # 200 cancel cycles per driver against the stop cases of
 # process/testdata/stop: goroutines, fds and children back to baseline.
 drivers-soak:
-	AGENTWIRE_SOAK=1 $(GO) test -race -count=1 -v -timeout 30m -p 1 -run 'TestSoak' ./drivers/codex ./drivers/claude ./drivers/appserver
+	AGENTWIRE_SOAK=1 $(GO) test -race -count=1 -v -timeout 30m -p 1 -run 'TestSoak' ./drivers/codex ./drivers/claude ./drivers/appserver ./drivers/acp
 
 # Cancel latency p50/p99 per stop case, process.Run and every driver.
 drivers-stop-bench:
-	$(GO) test -run '^$$' -bench 'BenchmarkCancel|BenchmarkStop' -benchtime 20x -cpu 1 -p 1 ./process ./drivers/codex ./drivers/claude ./drivers/appserver
+	$(GO) test -run '^$$' -bench 'BenchmarkCancel|BenchmarkStop' -benchtime 20x -cpu 1 -p 1 ./process ./drivers/codex ./drivers/claude ./drivers/appserver ./drivers/acp

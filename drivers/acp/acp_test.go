@@ -15,6 +15,7 @@ import (
 	"github.com/agentwire/agentwire/drivers/internal/drvtest"
 	"github.com/agentwire/agentwire/drivers/internal/fakecli"
 	"github.com/agentwire/agentwire/jsonrpc"
+	pacp "github.com/agentwire/agentwire/parsers/acp"
 )
 
 func TestMain(m *testing.M) {
@@ -493,4 +494,24 @@ func TestConformanceFake(t *testing.T) {
 		adaptertest.WithLiveExpectedOutput("Hello, world."),
 		adaptertest.WithResumeRun("Again."),
 	)
+}
+
+// TestResumeHistoryAfterLoad: an agent that streams the loaded session's
+// history after its session/load answer (Gemini CLI) — the driver prompts
+// once that stream paused, and the history is not the run's output.
+func TestResumeHistoryAfterLoad(t *testing.T) {
+	history := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + sessionID + `","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"First."}}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + sessionID + `","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Old answer."}}}}` + "\n"
+	script := fakecli.Script{Steps: []fakecli.Step{{ReadLine: true}, {Stdout: initOK}, {ReadLine: true},
+		{Stdout: `{"jsonrpc":"2.0","id":1,"result":{"modes":null}}` + "\n"}, {SleepMS: 200}, {Stdout: history},
+		{ReadLine: true}, {Stdout: chunks + endTurn}, {ReadStdin: true}}}
+	req := drvtest.Request("Again.")
+	req.Session = &driver.SessionContext{Mode: driver.SessionContinueOnly, State: &driver.SessionState{ResumeID: sessionID}}
+	r := drvtest.Run(t, fake(t, script), req, drvtest.Opts{})
+	if r.Err != nil || r.Resp.Failure != nil {
+		t.Fatalf("err %v failure %+v", r.Err, r.Resp.Failure)
+	}
+	if r.Resp.Output != "Hello, world." || r.Resp.Metadata[pacp.MetaReplayed] != "2" || r.Resp.Checkpoint == nil || !r.Resp.Checkpoint.Valid {
+		t.Errorf("output %q metadata %v checkpoint %+v", r.Resp.Output, r.Resp.Metadata, r.Resp.Checkpoint)
+	}
 }

@@ -58,6 +58,13 @@ type session struct {
 	done      bool     // the session is over: stdin closed
 	err       error    // why the driver gave up on the session, if it did
 	exitTimer *time.Timer
+
+	// The prompt of a loaded session waits for the replay to pause
+	// (promptAfterReplay): activity is signalled by Feed, quit closed by
+	// stop, async the goroutine.
+	activity chan struct{}
+	quit     chan struct{}
+	async    sync.WaitGroup
 }
 
 // send writes a client line and feeds it to the parser (on the stdout
@@ -88,15 +95,16 @@ func trimLF(b []byte) []byte {
 }
 
 // writeLater writes a client line off the stdout goroutine and queues it
-// for the parser, which sees it before the next agent line.
+// for the parser, which sees it before the next agent line. It is queued
+// before it is written: the agent's answer to it can arrive, and be fed,
+// before the write returns, and the parser must see the client line
+// first. A line whose write then fails was still fed: the agent got it
+// partly or not at all, and the run is ending (the outcome says why).
 func (s *session) writeLater(w func() error, b []byte) error {
-	if err := w(); err != nil {
-		return err
-	}
 	s.mu.Lock()
 	s.queued = append(s.queued, b)
 	s.mu.Unlock()
-	return nil
+	return w()
 }
 
 func (s *session) drainQueued() error {
@@ -130,6 +138,12 @@ func (s *session) Feed(f jsonrpc.Frame) error {
 	}
 	if err := s.p.Feed(f); err != nil {
 		return err
+	}
+	if s.activity != nil {
+		select {
+		case s.activity <- struct{}{}: // the replay goes on
+		default:
+		}
 	}
 	if f.Class == jsonrpc.Response || f.Class == jsonrpc.ErrorResponse {
 		if n, ok := f.ID.Int64(); ok {
@@ -178,16 +192,78 @@ func (s *session) response(id int64, f jsonrpc.Frame) error {
 				return nil
 			}
 		}
+		s.mu.Lock()
+		s.sessionID = sid
+		if s.resume != "" {
+			s.mu.Unlock()
+			s.promptAfterReplay()
+			return nil
+		}
 		// Marked before the write: a cancel racing it then sends
 		// session/cancel rather than killing a turn that has begun.
-		s.mu.Lock()
-		s.sessionID, s.prompted = sid, true
+		s.prompted = true
 		s.mu.Unlock()
 		return s.send(pacp.AppendPrompt(nil, jsonrpc.IntID(idPrompt), sid, s.prompt))
 	case idPrompt:
 		s.finish(nil) // the turn is over: one turn per run
 	}
 	return nil
+}
+
+// Replay settling: how long the agent's output must pause after the
+// session/load response before the driver prompts, and the longest it
+// waits for that pause.
+var (
+	replayQuiet = 750 * time.Millisecond
+	replayMax   = 10 * time.Second
+)
+
+// promptAfterReplay sends the prompt of a loaded session once the agent's
+// output has paused for replayQuiet after the load response (at most
+// replayMax after it), on a goroutine of its own that Flush waits for. The
+// specification has the agent replay the history before it answers
+// session/load, but Gemini CLI streams it after its answer: prompting at
+// once would interleave the history with the turn, and the parser, which
+// takes the updates before the client's session/prompt as history (with
+// the client side fed), would count it as output.
+func (s *session) promptAfterReplay() {
+	s.activity = make(chan struct{}, 1)
+	s.quit = make(chan struct{})
+	s.async.Add(1)
+	go func() {
+		defer s.async.Done()
+		deadline := time.NewTimer(replayMax)
+		defer deadline.Stop()
+		quiet := time.NewTimer(replayQuiet)
+		defer quiet.Stop()
+	wait:
+		for {
+			select {
+			case <-s.quit:
+				return
+			case <-s.ctx.Done():
+				return
+			case <-s.activity:
+				quiet.Reset(replayQuiet)
+			case <-quiet.C:
+				break wait
+			case <-deadline.C:
+				break wait
+			}
+		}
+		s.mu.Lock()
+		if s.done || s.prompted {
+			s.mu.Unlock()
+			return
+		}
+		s.prompted = true // before the write, as in response
+		sid := s.sessionID
+		s.mu.Unlock()
+		b, err := pacp.AppendPrompt(nil, jsonrpc.IntID(idPrompt), sid, s.prompt)
+		if err == nil {
+			_ = s.writeLater(func() error { return clirun.WriteStdin(s.proc, b) }, b) // a failed write: the outcome says why
+		}
+	}()
 }
 
 func (s *session) isDone() bool {
@@ -232,14 +308,19 @@ func (s *session) finish(err error) {
 	_ = proc.CloseStdin()
 }
 
-// stop releases the exit timer once the process was waited for.
+// stop releases the exit timer and the replay wait once the process was
+// waited for, and waits for the replay wait to end.
 func (s *session) stop() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.done = true
 	if s.exitTimer != nil {
 		s.exitTimer.Stop()
 	}
+	if s.quit != nil {
+		close(s.quit)
+	}
+	s.mu.Unlock()
+	s.async.Wait()
 }
 
 // failure is why the driver gave up on the session, if it did.
