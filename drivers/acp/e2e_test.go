@@ -157,9 +157,16 @@ func shellCall(cli record.CLI, command string) mock.Reply {
 
 // TestE2EApproval: the agent's session/request_permission for a shell
 // command goes to the host's DecisionCapableSink; approved, the command
-// runs, rejected, it does not.
+// runs, rejected, it does not. Copilot CLI only: seen here, opencode
+// 1.18.33 runs its bash tool without asking, and Gemini CLI 0.61.0 and
+// Qwen Code 0.24.4 ask but do not exit after a turn that ran a shell
+// command (neither on EOF nor within ExitWait of SIGTERM; Qwen Code then
+// leaves a process holding the output pipes), so their runs end killed.
 func TestE2EApproval(t *testing.T) {
 	eachAgent(t, func(t *testing.T, cli record.CLI) {
+		if cli.Name != "copilot" {
+			t.Skip(cli.Name + " does not end a shell-tool turn cleanly here (see the doc comment)")
+		}
 		const file = "agentwire-approved.txt"
 		drvtest.Approval(t, "Create "+file+".", file, func(t *testing.T) (driver.Driver, drvtest.Sandbox) {
 			d, _, sb := e2eEnv(t, cli, mock.Options{Replies: []mock.Reply{shellCall(cli, "touch "+file), text("Done.")}})
