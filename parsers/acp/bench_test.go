@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -164,5 +166,49 @@ func TestSynthSessionIsClean(t *testing.T) {
 	}
 	if !r.Response.Checkpoint.Valid || r.Response.Metadata[MetaMalformed] != "" || r.Response.Metadata[MetaUnknown] != "" {
 		t.Fatalf("%+v", r.Response.Metadata)
+	}
+}
+
+// recorded replicates a corpus capture to about size bytes, as bench/e2e
+// does: its first head lines (the handshake), its middle lines repeated,
+// its last line.
+func recorded(b *testing.B, path string, head, size int) []byte {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ls := strings.SplitAfter(string(raw), "\n")
+	if ls[len(ls)-1] == "" {
+		ls = ls[:len(ls)-1]
+	}
+	mid := strings.Join(ls[head:len(ls)-1], "")
+	var out strings.Builder
+	out.WriteString(strings.Join(ls[:head], ""))
+	for out.Len() < size {
+		out.WriteString(mid)
+	}
+	out.WriteString(ls[len(ls)-1])
+	return []byte(out.String())
+}
+
+// BenchmarkRecorded: Parse (framing, tee, parser) over each agent's
+// recorded tool-success session (corpus/acp/<cli>@<version>/tool-success)
+// replicated to ~50 MB, in process CPU time.
+func BenchmarkRecorded(b *testing.B) {
+	paths, _ := filepath.Glob("../../corpus/acp/*@*/tool-success/stdout")
+	if len(paths) == 0 {
+		b.Skip("no recorded ACP session in corpus/acp")
+	}
+	for _, path := range paths {
+		data := recorded(b, path, 2, 50<<20)
+		b.Run(filepath.Base(filepath.Dir(filepath.Dir(path))), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			defer cpuMetric(b, len(data))()
+			for b.Loop() {
+				if _, err := Parse(bytes.NewReader(data), nil, &countSink{}, Options{Streaming: true}, Outcome{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

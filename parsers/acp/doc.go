@@ -62,8 +62,8 @@
 //	(image, audio, resource)
 //	tool_call, tool_call_update              tool_call.start Name = _meta.toolName      tool_call (Input, Metadata
 //	                                         (Qwen Code), else kind, else "other";      kind, title; Data locations)
-//	                                         Args = rawInput; opened once the input
-//	                                         is known (not {}) or the call runs
+//	                                         Args = rawInput; opened when the call
+//	                                         runs, ends or asks for permission
 //	tool_call_update status in_progress or   acp/tool_call_update {update}              -
 //	streamed content
 //	tool_call_update completed|failed        tool_call.end Result{status, title,        tool_result (Text = the text
@@ -179,8 +179,10 @@
 //   - Gemini CLI announces a shell call already in_progress, without
 //     rawInput, its content the working directory; the completing update
 //     carries content [] (the command's output is not in the protocol).
-//     Copilot CLI announces it pending with rawInput, repeats it (with
-//     other members) in the permission request, streams the output as
+//     opencode announces it pending with rawInput {"cwd"} only (title
+//     "bash") and sends the command with the in_progress update (title
+//     the command), twice. Copilot CLI announces it pending with
+//     rawInput, repeats it (with other members) in the permission request, streams the output as
 //     cumulative content in tool_call_update (each replacing the last) and
 //     ends with rawOutput holding the exit code. Qwen Code announces it
 //     pending with rawInput {} ("phase":"preparing") and sends the input

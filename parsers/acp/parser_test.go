@@ -343,6 +343,7 @@ func TestCodec(t *testing.T) { parsertest.CheckCodecDisplayID(t, Codec) }
 // TestQwenShapes: Qwen Code 0.24.4 announces a call with rawInput {} while
 // "preparing" and names the tool in _meta.toolName; the input comes with
 // the permission request; an update arrives after the prompt response.
+// opencode 1.18.33 announces a pending call with a partial rawInput.
 func TestQwenShapes(t *testing.T) {
 	out := lines(initResp(0, true), newResp(1),
 		upd(`{"sessionUpdate":"tool_call","toolCallId":"call_1","status":"pending","title":"Shell","content":[],"locations":[],"kind":"execute","rawInput":{},"_meta":{"toolName":"run_shell_command","provenance":"builtin","phase":"preparing"}}`),
@@ -370,5 +371,14 @@ func TestQwenShapes(t *testing.T) {
 	}
 	if r.Response.Metadata[MetaState] != "done" || len(u) != 0 || !r.Response.Checkpoint.Valid {
 		t.Fatalf("state %q unpaired %v checkpoint %+v", r.Response.Metadata[MetaState], u, r.Response.Checkpoint)
+	}
+	out = lines(initResp(0, true), newResp(1),
+		upd(`{"sessionUpdate":"tool_call","toolCallId":"call_2","title":"bash","kind":"execute","status":"pending","rawInput":{"cwd":"/w"}}`),
+		upd(`{"sessionUpdate":"tool_call_update","toolCallId":"call_2","status":"in_progress","kind":"execute","title":"touch x","rawInput":{"command":"touch x","cwd":"/w"}}`),
+		upd(`{"sessionUpdate":"tool_call_update","toolCallId":"call_2","status":"completed","title":"touch x","content":[{"type":"content","content":{"type":"text","text":"(no output)"}}],"rawOutput":{"output":"(no output)","metadata":{"exit":0}}}`),
+		promptResp(2, "end_turn", ""))
+	r, _ = mustRun(t, "", out, Options{Streaming: true}, Outcome{})
+	if it := r.Response.Transcript[1]; it.Kind != driver.TranscriptToolCall || fmt.Sprint(it.Input) != "map[command:touch x cwd:/w]" || it.Metadata["title"] != "touch x" {
+		t.Fatalf("opencode tool call %+v", it)
 	}
 }

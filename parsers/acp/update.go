@@ -393,7 +393,7 @@ func (p *Parser) toolCall(f jsonrpc.Frame, announce bool) error {
 		}
 		return p.closeTool(w.id, ts, ts.status)
 	}
-	if ts.hasInput() || ts.status == "in_progress" {
+	if ts.status == "in_progress" {
 		if err := p.openTool(w.id, ts); err != nil {
 			return err
 		}
@@ -411,21 +411,6 @@ func (p *Parser) newTool(id string) *toolState {
 	p.tools[id] = ts
 	p.toolOrder = append(p.toolOrder, id)
 	return ts
-}
-
-// hasInput reports whether the call's input is known: a rawInput other
-// than {} (Qwen Code announces a call with rawInput {} while it is still
-// "preparing", and the input comes with the permission request).
-func (ts *toolState) hasInput() bool {
-	in := ts.input
-	if in == nil {
-		return false
-	}
-	if i := jsonguard.SkipWS(in, 0); i < len(in) && in[i] == '{' {
-		j := jsonguard.SkipWS(in, i+1)
-		return j >= len(in) || in[j] != '}'
-	}
-	return true
 }
 
 // merge takes the fields an update carries (only the changed ones need
@@ -457,8 +442,11 @@ func (ts *toolState) merge(w *toolFields) {
 
 // openTool emits the tool call's start (with its complete input: ACP
 // sends rawInput whole) and its tool_call transcript item, once. A call
-// is opened when its input is known or it runs, so that a pending call
-// whose input is still streaming opens with the input.
+// is opened when it runs (in_progress), ends, or asks for permission, not
+// while it is pending: a pending call's input "is either streaming or
+// awaiting approval" (the schema), and the agents do stream it (opencode
+// announces {"cwd"} and sends the command with in_progress; Qwen Code
+// announces {} and sends it with the permission request).
 func (p *Parser) openTool(id string, ts *toolState) error {
 	if ts.open {
 		return p.em.Err()
