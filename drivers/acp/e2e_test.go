@@ -158,10 +158,11 @@ func shellCall(cli record.CLI, command string) mock.Reply {
 // TestE2EApproval: the agent's session/request_permission for a shell
 // command goes to the host's DecisionCapableSink; approved, the command
 // runs, rejected, it does not. Copilot CLI only: seen here, opencode
-// 1.18.33 runs its bash tool without asking, and Gemini CLI 0.61.0 and
-// Qwen Code 0.24.4 ask but do not exit after a turn that ran a shell
-// command (neither on EOF nor within ExitWait of SIGTERM; Qwen Code then
-// leaves a process holding the output pipes), so their runs end killed.
+// 1.18.33 runs its bash tool without asking (no decision), and the runs
+// of Gemini CLI 0.61.0 and Qwen Code 0.24.4 on this scenario did not end
+// cleanly: Gemini CLI was still running ExitWait after SIGTERM and was
+// killed, and Qwen Code left a process holding the output pipes after it
+// was signalled (process: "output pipes still open").
 func TestE2EApproval(t *testing.T) {
 	eachAgent(t, func(t *testing.T, cli record.CLI) {
 		if cli.Name != "copilot" {
