@@ -130,6 +130,7 @@ type Parser struct {
 	blockMessage string
 	apiErr       *apiError
 	terminal     *driver.TerminalPayload
+	frameRaw     []byte // the raw bytes of the event being fed (setTerminal)
 
 	output     strings.Builder
 	model      string
@@ -186,6 +187,7 @@ func (p *Parser) Feed(f sse.Frame) error {
 		return nil
 	}
 	d := bytes.TrimPrefix(f.Data, []byte("\xef\xbb\xbf"))
+	p.frameRaw = f.Raw
 	i := jsonguard.SkipWS(d, 0)
 	if i == len(d) || string(d[i:]) == "[DONE]" {
 		// Gemini sends neither; an OpenAI-style proxy may add the sentinel.
@@ -346,7 +348,23 @@ func (p *Parser) errorObject(d []byte, ev *event) error {
 	return nil
 }
 
+// setTerminal records the terminal event. Its JSON is the event's data
+// without surrounding whitespace, exact bytes of the stream; a value split
+// over several data lines (or after an empty data line: "data\ndata: {...}"
+// joins to "\n{...}") has no such bytes, so it leaves no TerminalPayload and
+// is counted as malformed, as in parsers/anthropic. The FuzzGemini campaign
+// of 2026-12-02 found the second form.
 func (p *Parser) setTerminal(d []byte, event string) {
+	i, j := jsonguard.SkipWS(d, 0), len(d)
+	for j > i && (d[j-1] == ' ' || d[j-1] == '\t' || d[j-1] == '\n' || d[j-1] == '\r') {
+		j--
+	}
+	d = d[i:j]
+	if !bytes.Contains(p.frameRaw, d) {
+		p.terminal = nil
+		p.markMalformed(event + " data split over several data lines")
+		return
+	}
 	p.terminal = &driver.TerminalPayload{Event: event, JSON: bytes.Clone(d)}
 }
 
