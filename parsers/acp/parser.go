@@ -322,18 +322,26 @@ func (p *Parser) custom(event string, pl driver.StreamPayload) error {
 		p.pending = append(p.pending, pendingCustom{event, pl})
 		return p.em.Err()
 	}
+	if err := p.flush(); err != nil {
+		return err
+	}
 	return p.em.Custom(Provider, event, pl)
 }
 
 // start emits run.started with the session id, then the custom payloads
-// held back.
+// held back. Every emission that is not a custom payload calls it first,
+// so that the held-back payloads keep their place.
 func (p *Parser) start() error {
-	if p.em.Started() {
-		return p.em.Err()
+	if !p.em.Started() {
+		if err := p.em.Start("", p.sessionID, ""); err != nil {
+			return err
+		}
 	}
-	if err := p.em.Start("", p.sessionID, ""); err != nil {
-		return err
-	}
+	return p.flush()
+}
+
+// flush emits the custom payloads held back.
+func (p *Parser) flush() error {
 	for _, c := range p.pending {
 		if err := p.em.Custom(Provider, c.event, c.pl); err != nil {
 			return err
@@ -666,6 +674,7 @@ func (p *Parser) endTurn(f jsonrpc.Frame) error {
 		return err
 	}
 	p.prompts++
+	p.replay = false
 	p.terminal = &driver.TerminalPayload{Event: TerminalEvent, JSON: rawValue(f.Data)}
 	p.st = stateDone
 	if p.opts.Unpaired != nil {

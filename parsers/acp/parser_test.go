@@ -1,6 +1,7 @@
 package acp
 
 import (
+	stdjson "encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -380,5 +381,89 @@ func TestQwenShapes(t *testing.T) {
 	r, _ = mustRun(t, "", out, Options{Streaming: true}, Outcome{})
 	if it := r.Response.Transcript[1]; it.Kind != driver.TranscriptToolCall || fmt.Sprint(it.Input) != "map[command:touch x cwd:/w]" || it.Metadata["title"] != "touch x" {
 		t.Fatalf("opencode tool call %+v", it)
+	}
+}
+
+// TestHeldBackPayloads: custom payloads held back for run.started are
+// emitted before the first other payload, even when that payload starts
+// the run itself (a chunk before any session response).
+func TestHeldBackPayloads(t *testing.T) {
+	out := lines(initResp(0, true), text("agent_message_chunk", "early"), promptResp(2, "end_turn", ""))
+	r, u := mustRun(t, "", out, Options{Streaming: true}, Outcome{})
+	got := kinds(r.Payloads)
+	if !slices.Equal(got[:3], []string{"run.started", "acp/initialize", "text.start:message-1"}) {
+		t.Fatalf("payloads %v", got)
+	}
+	if len(u) != 1 || !strings.Contains(u[0], "without a session") {
+		t.Fatalf("unpaired %v", u)
+	}
+}
+
+// TestTwoPrompts: two turns in one run: the last response is the
+// terminal, the turns' usage adds up, each turn's reports replace within
+// it.
+func TestTwoPrompts(t *testing.T) {
+	stdin := clientSide + lines(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"more"}]}}`)
+	out := lines(initResp(0, true), newResp(1),
+		text("agent_message_chunk", "one"), promptResp(2, "end_turn", `,"usage":{"totalTokens":11,"inputTokens":10,"outputTokens":1}`),
+		text("agent_message_chunk", "two"), promptResp(3, "max_tokens", `,"usage":{"totalTokens":22,"inputTokens":20,"outputTokens":2}`))
+	r, u := mustRun(t, stdin, out, Options{Streaming: true}, Outcome{})
+	resp := r.Response
+	if resp.Output != "two" || resp.Usage == nil || *resp.Usage != (driver.Usage{InputTokens: 30, OutputTokens: 3}) || resp.Finish.Reason != driver.FinishLength || resp.Metadata[MetaPrompts] != "2" || len(u) != 0 {
+		t.Fatalf("output %q usage %+v finish %+v metadata %v unpaired %v", resp.Output, resp.Usage, resp.Finish, resp.Metadata, u)
+	}
+	if !strings.Contains(string(resp.RawStreams.Terminal.JSON), `"id":3`) {
+		t.Fatalf("terminal %s", resp.RawStreams.Terminal.JSON)
+	}
+	// The second prompt unanswered: incomplete.
+	r, _ = mustRun(t, stdin, lines(initResp(0, true), newResp(1), promptResp(2, "end_turn", "")), Options{Streaming: true}, Outcome{})
+	if f := r.Response.Failure; f == nil || f.Code != driver.FailureIncomplete || !strings.Contains(f.Message, "id 3") {
+		t.Fatalf("failure %+v", f)
+	}
+}
+
+// TestUpdateRead: the one-walk reader of session/update agrees with a
+// decode of the same params, on the shapes the agents write and on
+// spacing, escapes and member orders they might.
+func TestUpdateRead(t *testing.T) {
+	for _, params := range []string{
+		`{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}`,
+		`{ "update" : { "content" : { "text" : "a\"b}" , "type" : "text" } , "messageId" : "m" , "sessionUpdate" : "agent_thought_chunk" , "_meta" : {"usage":{"inputTokens":1}} } , "sessionId" : "s\u0031" }`,
+		`{"sessionId":"s","update":{"sessionUpdate":"tool_call","content":[{"type":"content","content":{"type":"text","text":"x"}}],"toolCallId":"t"},"_meta":{"a":[1,{"b":"}"}]}}`,
+		`{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}`,
+	} {
+		var want struct {
+			SessionID string `json:"sessionId"`
+			Update    struct {
+				Kind    string             `json:"sessionUpdate"`
+				MsgID   string             `json:"messageId"`
+				Content stdjson.RawMessage `json:"content"`
+			} `json:"update"`
+		}
+		if err := stdjson.Unmarshal([]byte(params), &want); err != nil {
+			t.Fatal(err)
+		}
+		var u update
+		if !u.read([]byte(params)) {
+			t.Fatalf("%s: read failed", params)
+		}
+		s, _ := tokenString(u.session)
+		k, _ := tokenString(u.kind)
+		m, _ := tokenString(u.msgID)
+		if s != want.SessionID || k != want.Update.Kind || m != want.Update.MsgID || string(u.content) != string(want.Update.Content) {
+			t.Fatalf("%s: read %q %q %q %s", params, s, k, m, u.content)
+		}
+		var bl struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if len(want.Update.Content) > 0 && want.Update.Content[0] == '{' {
+			stdjson.Unmarshal(want.Update.Content, &bl)
+			typ, _ := tokenString(u.block.typ)
+			txt, _ := tokenString(u.block.text)
+			if !u.block.ok || typ != bl.Type || txt != bl.Text {
+				t.Fatalf("%s: block %q %q", params, typ, txt)
+			}
+		}
 	}
 }

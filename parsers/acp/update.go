@@ -154,6 +154,9 @@ func (p *Parser) chunk(f jsonrpc.Frame, kind string, fam emit.Family) error {
 	if fam == 0 {
 		return p.em.Err()
 	}
+	if err := p.start(); err != nil {
+		return err
+	}
 	return p.em.Delta(fam, "", m.key, text)
 }
 
@@ -452,6 +455,9 @@ func (p *Parser) openTool(id string, ts *toolState) error {
 		return p.em.Err()
 	}
 	ts.open = true
+	if err := p.start(); err != nil {
+		return err
+	}
 	args := map[string]any{}
 	switch v := anyOf(ts.input).(type) {
 	case map[string]any:
