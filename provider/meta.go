@@ -21,6 +21,9 @@ type Meta struct {
 	SentSignal string   `json:"sent_signal,omitempty"`
 	Interrupt  bool     `json:"interrupt,omitempty"`
 	TimedOut   bool     `json:"timed_out,omitempty"`
+	// RecorderNote says how the recorder ended a CLI that did not exit
+	// (see SessionOverNote).
+	RecorderNote string `json:"recorder_note,omitempty"`
 	// HTTPStatus and ContentType are those of a model API's response
 	// (the stdout file then holds its body).
 	HTTPStatus  int    `json:"http_status,omitempty"`
@@ -40,10 +43,23 @@ func (m Meta) HasArg(arg string) bool {
 	return false
 }
 
+// SessionOverNote begins the recorder_note of a run whose session was over
+// (the client had its last answer and closed stdin) when the CLI still did
+// not exit, so that the recorder signalled it: Qwen Code never exits on
+// EOF in ACP mode, Gemini CLI not once it has run a shell command.
+const SessionOverNote = "SIGTERM: no exit after the session ended"
+
 // Outcome returns the process outcome the meta records: the exit code,
 // the signal that ended the process, the timeout, and Cancelled when the
-// recorder sent a signal or a protocol interrupt.
+// recorder sent a signal or a protocol interrupt. A CLI the recorder had
+// to stop after its session was over (RecorderNote begins with
+// SessionOverNote) ended as its client meant it to: the outcome is clean,
+// whatever the signal did to it (meta.json keeps the exit code and the
+// signal).
 func (m Meta) Outcome() driver.Outcome {
+	if strings.HasPrefix(m.RecorderNote, SessionOverNote) && !m.TimedOut && m.SentSignal == "" && !m.Interrupt {
+		return driver.Outcome{}
+	}
 	return driver.Outcome{ExitCode: m.ExitCode, Signal: m.Signal, TimedOut: m.TimedOut, Cancelled: m.SentSignal != "" || m.Interrupt}
 }
 

@@ -231,3 +231,26 @@ func TestDetectGeminiCLI(t *testing.T) {
 		t.Error("a codex-shaped error line was detected as gemini-cli")
 	}
 }
+
+// TestMetaOutcomeSessionOver: a CLI the recorder stopped after its session
+// was over ended as its client meant it to; a signal the scenario sent, or
+// one after a timeout, is still the outcome.
+func TestMetaOutcomeSessionOver(t *testing.T) {
+	over := provider.Meta{ExitCode: -1, Signal: "SIGTERM", RecorderNote: provider.SessionOverNote}
+	if o := over.Outcome(); !o.Clean() {
+		t.Errorf("session over, then SIGTERM: outcome %+v, want clean", o)
+	}
+	killed := provider.Meta{ExitCode: -1, Signal: "SIGKILL", RecorderNote: provider.SessionOverNote + "; SIGKILL"}
+	if o := killed.Outcome(); !o.Clean() {
+		t.Errorf("session over, then SIGKILL: outcome %+v, want clean", o)
+	}
+	for _, m := range []provider.Meta{
+		{ExitCode: -1, Signal: "SIGTERM"},
+		{ExitCode: -1, Signal: "SIGINT", SentSignal: "SIGINT", RecorderNote: provider.SessionOverNote},
+		{ExitCode: -1, Signal: "SIGKILL", TimedOut: true, RecorderNote: provider.SessionOverNote},
+	} {
+		if o := m.Outcome(); o.Clean() {
+			t.Errorf("%+v: outcome clean", m)
+		}
+	}
+}

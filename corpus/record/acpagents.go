@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 
@@ -25,6 +26,13 @@ type ACPAgent struct {
 	// ExitsOnEOF tells whether the CLI exits when its stdin closes. Qwen
 	// Code does not: it is signalled (SIGTERM) once the session is over.
 	ExitsOnEOF bool
+	// PortFlag, when set, is the flag that gives the CLI the 127.0.0.1
+	// port of the HTTP server it runs for itself; the caller passes a free
+	// one (see FreePort). opencode's ACP mode is a client of its own
+	// server, which listens on 4096 unless told otherwise: two instances
+	// in one network namespace then talk to the first one's server, and
+	// the second never answers session/new or its prompt.
+	PortFlag string
 	// Note says what is particular about the CLI in ACP mode.
 	Note string
 }
@@ -33,12 +41,22 @@ type ACPAgent struct {
 var ACPAgents = map[string]ACPAgent{
 	"gemini-cli": {Name: "gemini-cli", API: mock.Gemini, Args: []string{"--acp"}, ExitsOnEOF: true,
 		Note: "settings.json selects gemini-api-key auth (the base-URL variable alone selects another auth type) and maxAttempts 1 (an HTTP 500 is otherwise retried about ten times with long backoff)"},
-	"opencode": {Name: "opencode", API: mock.Chat, Args: []string{"acp"}, ExitsOnEOF: true,
+	"opencode": {Name: "opencode", API: mock.Chat, Args: []string{"acp"}, ExitsOnEOF: true, PortFlag: "--port",
 		Note: "a provider \"mock\" declared in opencode.json; it makes a title request (no tools) before the main turn"},
 	"copilot": {Name: "copilot", API: mock.Chat, Args: []string{"--acp"}, ExitsOnEOF: true,
 		Note: "BYOK through COPILOT_PROVIDER_* with COPILOT_OFFLINE=true: no login"},
-	"qwen-code": {Name: "qwen-code", API: mock.Chat, Args: []string{"--acp", "--auth-type", "openai", "-m", mock.Model}, ExitsOnEOF: false,
-		Note: "OPENAI_BASE_URL and --auth-type openai; it does not exit when its stdin closes"},
+	"qwen-code": {Name: "qwen-code", API: mock.Chat, Args: []string{"--acp", "--auth-type", "openai", "-m", mock.Model, "--approval-mode", "default"}, ExitsOnEOF: false,
+		Note: "OPENAI_BASE_URL and --auth-type openai; approval mode default (its ACP default, auto, first asks the model itself whether a command is safe: a model request outside the conversation); it does not exit when its stdin closes"},
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // ACPDirs are the private directories of one ACP agent run: Home is HOME,

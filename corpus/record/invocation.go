@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -14,6 +15,9 @@ type inv struct {
 	// exitGrace, when set, replaces the default wait for the CLI's exit
 	// after the session ended (a CLI known not to exit on EOF).
 	exitGrace time.Duration
+	// port is a free port passed to the CLI for its own server (see
+	// ACPAgent.PortFlag), shown as <PORT> in meta.json; 0 when none.
+	port int
 }
 
 // codexConfig is the config.toml written into CODEX_HOME: it points Codex
@@ -64,17 +68,27 @@ func invocation(cli CLI, bin, cache string, c Case, run Run, sid, scratch, url s
 			return nil, fmt.Errorf("record: %s is not an ACP agent", cli.Name)
 		}
 		env, err := agent.Setup(ACPDirs{Home: filepath.Join(scratch, "home"), Config: filepath.Join(scratch, "config"),
-			Tmp: filepath.Join(scratch, "tmp"), Cache: filepath.Join(cache, cli.Dir()+"-run")}, url)
+			Tmp: filepath.Join(scratch, "tmp"), Cache: cli.RunCache(cache)}, url)
 		if err != nil {
 			return nil, err
 		}
-		argv := append(append([]string{bin}, agent.Args...), args...)
+		argv := append([]string{bin}, agent.Args...)
+		port := 0
+		if agent.PortFlag != "" {
+			if port, err = FreePort(); err != nil {
+				return nil, err
+			}
+			argv = append(argv, agent.PortFlag, strconv.Itoa(port))
+		}
+		argv = append(argv, args...)
 		d := &acpDriver{prompts: append([]string{run.Prompt}, run.Turns...), decisions: run.Decisions,
 			cwd: filepath.Join(scratch, "work")}
 		if run.Resume {
 			d.resume = sid
 		}
-		in := &inv{argv: argv, env: env, drv: d}
+		// Gemini CLI, once it has run a shell command, does not exit
+		// on EOF either (nor at once on SIGTERM): 5 s, not 15.
+		in := &inv{argv: argv, env: env, drv: d, exitGrace: 5 * time.Second, port: port}
 		if !agent.ExitsOnEOF {
 			in.exitGrace = 2 * time.Second
 		}

@@ -59,6 +59,10 @@ var volatile = []normaliser{
 	// gemini-client-error-<where>-2026-12-02T01-04-21-534Z.json (stderr):
 	// a time with dashes and milliseconds after a dash.
 	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z`), "<TIME>"},
+	// opencode's ids: a three-letter kind, 12 hex digits of time, 14
+	// random base-62 characters (ses_dcbb9486fffeASOkWow9zHLCaY,
+	// msg_23446bcf4001csSwMv1g30BKfJ; stdout and stdin).
+	{regexp.MustCompile(`\b([a-z]{3}_)[0-9a-f]{12}[0-9A-Za-z]{14}\b`), "${1}<ID>"},
 	// UUIDs (session, thread, turn, item, message and request ids).
 	{regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`), "<UUID>"},
 	// RFC 3339 timestamps, Codex rollout file stamps, dates.
@@ -75,6 +79,12 @@ var volatile = []normaliser{
 	{regexp.MustCompile(`(cc-socks/)\d+`), "${1}<PID>"},
 	// Gemini CLI's tool call ids, <tool>__<tool>_<Unix ms>_<n> (stdout).
 	{regexp.MustCompile(`([a-z_]+__[a-z_]+_)\d{13}(_\d+)`), "${1}<MS>${2}"},
+	// Qwen Code's shell tool result names the command's process group
+	// (stdout).
+	{regexp.MustCompile(`(Process Group PGID: )\d+`), "${1}<PID>"},
+	// Copilot CLI's usage_update counts the context window's tokens, which
+	// include the current date and time in words (stdout).
+	{regexp.MustCompile(`("sessionUpdate":"usage_update","used":)\d+`), "${1}0"},
 	// Ephemeral ports.
 	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:<PORT>"},
 	// Node's socket dump in Gemini CLI's stack trace of a dropped
@@ -104,10 +114,11 @@ func Normalize(b []byte) []byte {
 // re-encoded the way the recorder writes JSON (sorted keys, no HTML
 // escaping: a CLI's "\u003c" becomes "<"), the paths under scratch (the
 // scratch root the case was recorded under) become paths under
-// DefaultScratch, then Normalize. The elision of long strings and the
-// summary's "bytes" are computed on its result.
-func NormalizeRequest(scratch string) func([]byte) []byte {
-	rewrite := scratchRewriter(scratch)
+// DefaultScratch and those under cache (where the CLIs are installed)
+// paths under CacheDir, then Normalize. The elision of long
+// strings and the summary's "bytes" are computed on its result.
+func NormalizeRequest(scratch, cache string) func([]byte) []byte {
+	rewrite := scratchRewriter(scratch, cache)
 	return func(b []byte) []byte {
 		b = reencode(b)
 		if rewrite != nil {
@@ -135,13 +146,21 @@ func reencode(b []byte) []byte {
 
 // scratchRewriter returns a rewrite of the paths under the scratch root
 // scratch, and of the directory slugs Claude Code derives from them
-// ("/var/tmp/x" → "-var-tmp-x"), to those under DefaultScratch; nil when
-// scratch is "" or DefaultScratch.
-func scratchRewriter(scratch string) func([]byte) []byte {
-	if scratch == "" || scratch == DefaultScratch {
+// ("/var/tmp/x" → "-var-tmp-x"), to those under DefaultScratch, and of the
+// paths under the CLI cache cache to CacheDir; nil when there is
+// nothing to rewrite (scratch is "" or DefaultScratch, cache is "").
+func scratchRewriter(scratch, cache string) func([]byte) []byte {
+	var pairs []string
+	if cache != "" {
+		pairs = append(pairs, cache, CacheDir)
+	}
+	if scratch != "" && scratch != DefaultScratch {
+		slug := func(p string) string { return strings.NewReplacer("/", "-", ".", "-", "@", "-").Replace(p) }
+		pairs = append(pairs, scratch, DefaultScratch, slug(scratch), slug(DefaultScratch))
+	}
+	if len(pairs) == 0 {
 		return nil
 	}
-	slug := func(p string) string { return strings.NewReplacer("/", "-", ".", "-", "@", "-").Replace(p) }
-	r := strings.NewReplacer(scratch, DefaultScratch, slug(scratch), slug(DefaultScratch))
+	r := strings.NewReplacer(pairs...)
 	return func(b []byte) []byte { return []byte(r.Replace(string(b))) }
 }

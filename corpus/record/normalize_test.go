@@ -47,6 +47,23 @@ func TestNormalizeGeminiCLI(t *testing.T) {
 	}
 }
 
+// TestNormalizeACPVolatile: the volatile values of the other ACP agents.
+func TestNormalizeACPVolatile(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		// opencode's session and message ids.
+		{`"sessionId":"ses_dcbb9486fffeASOkWow9zHLCaY","messageId":"msg_23446bcf4001csSwMv1g30BKfJ"`, `"sessionId":"ses_<ID>","messageId":"msg_<ID>"`},
+		// Qwen Code's process group, Copilot CLI's context-window count.
+		{`Signal: (none)\nProcess Group PGID: 4461"`, `Signal: (none)\nProcess Group PGID: <PID>"`},
+		{`"update":{"sessionUpdate":"usage_update","used":8801,"size":64000}`, `"update":{"sessionUpdate":"usage_update","used":0,"size":64000}`},
+		// A number in an answer is left alone.
+		{`"text":"call 1796175183978 now"`, `"text":"call 1796175183978 now"`},
+	} {
+		if got := string(Normalize([]byte(tc.in))); got != tc.want {
+			t.Errorf("Normalize(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
 // TestNormalizeIdempotent runs Normalize twice over committed recordings of
 // every file kind.
 func TestNormalizeIdempotent(t *testing.T) {
@@ -156,7 +173,7 @@ func (m machine) recordOn(t *testing.T, root, cmd string) {
 		stdin := read("stdin")
 		ro := runOut{meta: meta, res: &runResult{Stdout: read("stdout"), Stderr: read("stderr"), Stdin: stdin, StdinUsed: len(stdin) > 0},
 			requests: []mock.Request{{Seq: 1, Method: "POST", Path: "/v1/x", Body: c.body}}}
-		if err := writeRun(filepath.Join(root, c.dst), c.api, m.scratch, ro); err != nil {
+		if err := writeRun(filepath.Join(root, c.dst), c.api, m.scratch, "", ro); err != nil {
 			t.Fatal(err)
 		}
 	}

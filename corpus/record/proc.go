@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/agentwire/agentwire/provider"
 )
 
 // signals are the signals a scenario may send.
@@ -234,7 +236,7 @@ func execute(ctx context.Context, spec runSpec, d driver) (*runResult, error) {
 			}
 		case <-graceC:
 			if res.Killed == "" {
-				res.Killed = "SIGTERM: no exit after the session ended"
+				res.Killed = provider.SessionOverNote
 				_ = p.signal(syscall.SIGTERM)
 				graceC = time.After(5 * time.Second)
 			} else {

@@ -26,6 +26,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -322,26 +323,26 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 		if err != nil {
 			return fmt.Errorf("run %d: %w", i+1, err)
 		}
-		// What the run wrote stays in the scratch directory, for
-		// debugging a run that fails below.
+		// What the run wrote and the mock received stay in the scratch
+		// directory, for debugging a run that fails below.
 		_ = os.WriteFile(filepath.Join(scratch, fmt.Sprintf("stdout-%d", i+1)), res.Stdout, 0o644)
 		_ = os.WriteFile(filepath.Join(scratch, fmt.Sprintf("stderr-%d", i+1)), res.Stderr, 0o644)
+		_ = os.WriteFile(filepath.Join(scratch, fmt.Sprintf("stdin-%d", i+1)), res.Stdin, 0o644)
+		reqs := srv.Requests()[before:]
+		dumpRequests(filepath.Join(scratch, fmt.Sprintf("requests-%d.jsonl", i+1)), reqs)
 		if strings.HasPrefix(res.Killed, "driver") || strings.HasPrefix(res.Killed, "interrupt") {
 			return fmt.Errorf("run %d: %s", i+1, res.Killed)
 		}
 		if res.TimedOut {
 			return fmt.Errorf("run %d: timed out after %v", i+1, timeout)
 		}
-		hideCache(opt.Cache, &res.Stdout, &res.Stderr, &res.Stdin)
-		reqs := srv.Requests()[before:]
-		dumpRequests(filepath.Join(scratch, fmt.Sprintf("requests-%d.jsonl", i+1)), reqs)
 		if s := inv.drv.session(); s != "" {
 			sid = s
 		}
 		sids = append(sids, inv.drv.session())
 		m := Meta{Provider: cli.Provider, CLI: cli.Name, Package: cli.Package, Version: cli.Version,
 			Scenario: c.Scenario.Name, Variant: c.Variant, Description: c.Description,
-			Argv: placeholders(inv.argv, bin, scratch, srv.URL()), Env: envNames(inv.env), Cwd: "<SCRATCH>/work",
+			Argv: placeholders(inv.argv, bin, scratch, srv.URL(), inv.port), Env: envNames(inv.env), Cwd: "<SCRATCH>/work",
 			Stdin: res.StdinUsed, ExitCode: res.ExitCode, Signal: res.Signal, SentSignal: res.SentSignal,
 			Interrupt: res.Interrupted, TimedOut: res.TimedOut, Killed: res.Killed, SessionID: inv.drv.session(),
 			Requests: len(reqs), Recorded: opt.Now().UTC().Format(time.RFC3339), DurationMS: res.Duration.Milliseconds()}
@@ -392,7 +393,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 		return err
 	}
 	if len(outs) == 1 {
-		return writeRun(dst, api, opt.Scratch, outs[0])
+		return writeRun(dst, api, opt.Scratch, opt.Cache, outs[0])
 	}
 	cm := CaseMeta{Provider: cli.Provider, CLI: cli.Name, Package: cli.Package, Version: cli.Version,
 		Scenario: c.Scenario.Name, Variant: c.Variant, Description: c.Description, ResumeProof: proof,
@@ -400,7 +401,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	for i, ro := range outs {
 		name := fmt.Sprintf("run-%d", i+1)
 		cm.Runs = append(cm.Runs, name)
-		if err := writeRun(filepath.Join(dst, name), api, opt.Scratch, ro); err != nil {
+		if err := writeRun(filepath.Join(dst, name), api, opt.Scratch, opt.Cache, ro); err != nil {
 			return err
 		}
 	}
@@ -411,15 +412,6 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 // CLIs write: Gemini CLI's stack traces name its bundle's path, which
 // depends on where the repository is checked out.
 const CacheDir = "<CLI_CACHE>"
-
-// hideCache replaces the absolute cache directory by CacheDir in each of bs.
-func hideCache(cache string, bs ...*[]byte) {
-	for _, b := range bs {
-		if *b != nil {
-			*b = bytes.ReplaceAll(*b, []byte(cache), []byte(CacheDir))
-		}
-	}
-}
 
 // errorReports lists the error reports Gemini CLI wrote into the run's
 // TMPDIR, sorted.
@@ -432,10 +424,11 @@ func errorReports(scratch string) []string {
 }
 
 // writeRun writes the files of one run into dir. scratch is the scratch
-// root the run was recorded under: in stdout, stderr and stdin it is
-// rewritten to DefaultScratch (with the directory slugs Claude Code derives
-// from it), requests.jsonl is normalised whole (see NormalizeRequest).
-func writeRun(dir string, api mock.API, scratch string, ro runOut) error {
+// root the run was recorded under, cache the CLI cache: in stdout, stderr
+// and stdin they are rewritten to DefaultScratch (with the directory slugs
+// Claude Code derives from it) and CacheDir, requests.jsonl is
+// normalised whole (see NormalizeRequest).
+func writeRun(dir string, api mock.API, scratch, cache string, ro runOut) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -443,12 +436,12 @@ func writeRun(dir string, api mock.API, scratch string, ro runOut) error {
 	if ro.res.StdinUsed {
 		files["stdin"] = ro.res.Stdin
 	}
-	if rewrite := scratchRewriter(scratch); rewrite != nil {
+	if rewrite := scratchRewriter(scratch, cache); rewrite != nil {
 		for name, b := range files {
 			files[name] = rewrite(b)
 		}
 	}
-	reqs, err := requestsJSONL(api, scratch, ro.requests)
+	reqs, err := requestsJSONL(api, scratch, cache, ro.requests)
 	if err != nil {
 		return err
 	}
@@ -463,8 +456,8 @@ func writeRun(dir string, api mock.API, scratch string, ro runOut) error {
 
 // requestsJSONL is the requests.jsonl of a run recorded under the scratch
 // root scratch: one normalised summary per request.
-func requestsJSONL(api mock.API, scratch string, requests []mock.Request) ([]byte, error) {
-	norm := NormalizeRequest(scratch)
+func requestsJSONL(api mock.API, scratch, cache string, requests []mock.Request) ([]byte, error) {
+	norm := NormalizeRequest(scratch, cache)
 	var out []byte
 	for _, r := range requests {
 		b, err := ojson.Marshal(summarize(api, r, norm))
@@ -487,9 +480,15 @@ func writeJSON(path string, v any) error {
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
-func placeholders(argv []string, bin, scratch, url string) []string {
+// placeholders returns argv with the CLI path, the scratch root and the
+// mock URL replaced, and the argument that is port (when not 0) by <PORT>.
+func placeholders(argv []string, bin, scratch, url string, port int) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
+		if port != 0 && a == strconv.Itoa(port) {
+			out[i] = "<PORT>"
+			continue
+		}
 		a = strings.ReplaceAll(a, bin, "<CLI>")
 		a = strings.ReplaceAll(a, scratch, "<SCRATCH>")
 		a = strings.ReplaceAll(a, url, "<MOCK_URL>")

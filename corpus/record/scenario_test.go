@@ -112,7 +112,7 @@ func TestSummarizeElides(t *testing.T) {
 
 func TestPlaceholders(t *testing.T) {
 	got := placeholders([]string{"/c/bin/codex", "-c", `base_url="http://127.0.0.1:5/v1"`, "/s/work/x"},
-		"/c/bin/codex", "/s", "http://127.0.0.1:5")
+		"/c/bin/codex", "/s", "http://127.0.0.1:5", 0)
 	want := []string{"<CLI>", "-c", `base_url="<MOCK_URL>/v1"`, "<SCRATCH>/work/x"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("placeholders = %q", got)

@@ -142,7 +142,7 @@ func TestWriteRunScratch(t *testing.T) {
 		Stdout: []byte(`{"cwd":"/var/tmp/claude/x/work","slug":"-var-tmp-claude-x-work"}` + "\n"),
 		Stderr: []byte("log /var/tmp/claude/x/tmp\n"), Stdin: []byte(`{"cwd":"/var/tmp/claude/x/work"}` + "\n"), StdinUsed: true},
 		requests: []mock.Request{{Seq: 1, Body: []byte(`{"messages":[{"role":"user","content":"in /var/tmp/claude/x/work"}]}`)}}}
-	if err := writeRun(dir, mock.Messages, other, ro); err != nil {
+	if err := writeRun(dir, mock.Messages, other, "", ro); err != nil {
 		t.Fatal(err)
 	}
 	for f, want := range map[string]string{
