@@ -1,10 +1,9 @@
 package anthropic
 
 import (
-	"strconv"
-
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/anthropicapi"
+	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/internal/quote"
 )
@@ -96,13 +95,7 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 			resp.Metadata[MetaRequestID] = id
 		}
 	}
-	if p.malformed > 0 {
-		resp.Metadata[MetaMalformed] = strconv.Itoa(p.malformed)
-		resp.Metadata[MetaProblem] = p.firstProblem
-	}
-	if p.unknown > 0 {
-		resp.Metadata[MetaUnknown] = strconv.Itoa(p.unknown)
-	}
+	p.problems.Metadata(resp.Metadata)
 	// A failed stream's Output is the text it had produced.
 	resp.Output = p.output.String()
 	return p.end(resp, usage, fin, failure, out, nil)
@@ -141,7 +134,7 @@ func (p *Parser) documentFailure() *driver.RunFailure {
 	status := p.opts.HTTPStatus
 	var e wireErrorBody
 	if jsonguard.Unmarshal(p.body, &e, 0) == nil && e.Type == evError && e.Error != nil {
-		p.terminal = &driver.TerminalPayload{Event: TerminalError, JSON: append([]byte(nil), trimSpace(p.body)...)}
+		p.terminal = &driver.TerminalPayload{Event: TerminalError, JSON: append([]byte(nil), apistream.TrimJSON(p.body)...)}
 		return providerFailure(&e, status, nil)
 	}
 	f := providerFailure(nil, status, p.body)
@@ -155,18 +148,4 @@ func (p *Parser) documentFailure() *driver.RunFailure {
 }
 
 // quoteBody quotes the first bytes of a body for a message.
-func quoteBody(b []byte) string { return quote.Bytes(trimSpace(b), 200) }
-
-func trimSpace(b []byte) []byte {
-	i := jsonguard.SkipWS(b, 0)
-	b = b[i:]
-	for len(b) > 0 {
-		switch b[len(b)-1] {
-		case ' ', '\t', '\r', '\n':
-			b = b[:len(b)-1]
-			continue
-		}
-		break
-	}
-	return b
-}
+func quoteBody(b []byte) string { return quote.Bytes(apistream.TrimJSON(b), 200) }

@@ -75,13 +75,13 @@ const (
 
 // The Response.Metadata keys the parser sets.
 const (
-	MetaTransport    = "transport"     // "anthropic-messages-sse", or "anthropic-messages-http" for a document body
-	MetaMessageID    = "message_id"    // the (last) message_start's message id
-	MetaStopSequence = "stop_sequence" // the stop sequence that ended the message, when one did
-	MetaRequestID    = "request_id"    // the request_id of an error body, when it has one
-	MetaMalformed    = "malformed"     // number of malformed events and framing errors, when any
-	MetaProblem      = "first_problem" // the first one's reason, when any
-	MetaUnknown      = "unknown"       // number of unknown events, blocks and deltas, when any
+	MetaTransport    = "transport"             // "anthropic-messages-sse", or "anthropic-messages-http" for a document body
+	MetaMessageID    = "message_id"            // the (last) message_start's message id
+	MetaStopSequence = "stop_sequence"         // the stop sequence that ended the message, when one did
+	MetaRequestID    = "request_id"            // the request_id of an error body, when it has one
+	MetaMalformed    = apistream.MetaMalformed // number of malformed events and framing errors, when any
+	MetaProblem      = apistream.MetaProblem   // the first one's reason, when any
+	MetaUnknown      = apistream.MetaUnknown   // number of unknown events, blocks and deltas, when any
 )
 
 // ErrFinished is returned by Feed and FeedError after Finish.
@@ -112,18 +112,17 @@ type block struct {
 	wid        string
 	name       string
 	serverName string
-	// text accumulates thinking (and the text of a text block that is not
-	// a range of the Output, see Parser.text), sig the signature, args the
+	// span is a text block's text, a range of the Output (see
+	// Parser.text); text accumulates thinking, sig the signature, args the
 	// input_json_delta fragments.
-	text, sig, args  strings.Builder
-	outStart, outEnd int
-	hasText, own     bool
-	fragments        int
-	input            json.RawMessage // the block's own input
-	citations        []any
-	stopped          bool
-	off              int64 // where its content_block_start (or first delta) is
-	line             int
+	span            apistream.Span
+	text, sig, args strings.Builder
+	fragments       int
+	input           json.RawMessage // the block's own input
+	citations       []any
+	stopped         bool
+	off             int64 // where its content_block_start (or first delta) is
+	line            int
 }
 
 // Parser is the Messages stream state machine for one response. Feed it
@@ -150,21 +149,19 @@ type Parser struct {
 	stopSequence string
 	lastDelta    []byte // the data of the last message_delta
 
-	output strings.Builder
+	output apistream.Output
 
 	terminal *driver.TerminalPayload
 	ended    string         // the terminal event seen (message_stop or error), if any
 	stopped  bool           // message_stop seen
 	errEvent *wireErrorBody // the error event, when one ended the stream
 
-	scratch      []byte
-	ev           wireEvent
-	off          int64 // the position of the event being fed
-	line         int
-	malformed    int
-	firstProblem string
-	unknown      int
-	done         bool
+	scratch  []byte
+	ev       wireEvent
+	off      int64 // the position of the event being fed
+	line     int
+	problems apistream.Problems
+	done     bool
 }
 
 // New returns a Parser that emits to sink. The sink is used only during
@@ -182,7 +179,7 @@ func New(sink driver.EventSink, opts Options) *Parser {
 // isDocument reports whether a response with this status and content type
 // carries a document rather than an event stream.
 func isDocument(status int, contentType string) bool {
-	if status != 0 && (status < 200 || status > 299) {
+	if !apistream.StatusOK(status) {
 		return true
 	}
 	if contentType == "" {
@@ -201,10 +198,10 @@ func (p *Parser) Capability() driver.StreamCapability { return Capability }
 func (p *Parser) Terminal() *driver.TerminalPayload { return p.terminal }
 
 // Malformed returns the number of malformed events and framing errors.
-func (p *Parser) Malformed() int { return p.malformed }
+func (p *Parser) Malformed() int { return p.problems.Malformed }
 
 // Unknown returns the number of unknown events, blocks and deltas.
-func (p *Parser) Unknown() int { return p.unknown }
+func (p *Parser) Unknown() int { return p.problems.Unknown }
 
 // Feed processes one frame of the body, in order. Only KindEvent frames
 // carry events; comments and blank lines are ignored, and a block with
@@ -323,15 +320,9 @@ func (p *Parser) FeedError(err error) error {
 	if err == nil || p.document {
 		return p.em.Err()
 	}
-	raw := map[string]any{"error": err.Error()}
-	meta := map[string]string{"malformed": "framing error"}
-	var se *sse.Error
-	if errors.As(err, &se) {
-		raw["line"], raw["offset"] = se.Line, se.Offset
-		meta["line"], meta["offset"] = strconv.Itoa(se.Line), strconv.FormatInt(se.Offset, 10)
-	}
+	it, raw := apistream.FramingError(err)
 	p.markMalformed("framing error: " + err.Error())
-	if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptStdout, Text: err.Error(), Metadata: meta}); err != nil {
+	if err := p.em.Item(it); err != nil {
 		return err
 	}
 	return p.em.Custom(Provider, "malformed", driver.StreamPayload{Raw: raw})
@@ -355,12 +346,7 @@ func (p *Parser) malformedEvent(f sse.Frame, why string) error {
 	return p.em.Custom(Provider, "malformed", driver.StreamPayload{Raw: map[string]any{"error": why, "line": f.Line, "offset": f.Offset, "event": f.Event, "data": text}})
 }
 
-func (p *Parser) markMalformed(why string) {
-	p.malformed++
-	if p.firstProblem == "" {
-		p.firstProblem = why
-	}
-}
+func (p *Parser) markMalformed(why string) { p.problems.Mark(why) }
 
 // unknownEvent keeps an event type this parser does not know as the custom
 // kind anthropic/<type> with its exact data: a payload and a count, no
@@ -368,7 +354,7 @@ func (p *Parser) markMalformed(why string) {
 // work at all when no payload is wanted. Counted, not malformed: the API
 // adds event types over time.
 func (p *Parser) unknownEvent(f sse.Frame, typ string) error {
-	p.unknown++
+	p.problems.Unknown++
 	if !p.opts.Streaming {
 		return p.em.Err()
 	}
@@ -537,7 +523,7 @@ func (p *Parser) blockStart(f sse.Frame, ev *wireEvent) error {
 		return p.toolResult(b, &cb)
 	}
 	b.kind = blockOther
-	p.unknown++
+	p.problems.Unknown++
 	raw := map[string]any{"index": idx, "type": cb.Type, "data": string(f.Data)}
 	if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Subtype: cb.Type, Text: "anthropic content block " + cb.Type,
 		Metadata: map[string]string{MetaMessageID: p.msgID, "index": strconv.Itoa(idx)}, Data: raw}); err != nil {
@@ -648,7 +634,7 @@ func (p *Parser) blockDelta(f sse.Frame, ev *wireEvent) error {
 	case "citations_delta":
 		return p.citation(f, *ev.Index, d.Citation)
 	}
-	p.unknown++
+	p.problems.Unknown++
 	raw := map[string]any{"index": *ev.Index, "type": d.Type, "data": string(f.Data)}
 	return p.em.Custom(Provider, "delta."+blockName(d.Type), driver.StreamPayload{Raw: raw})
 }
@@ -721,36 +707,14 @@ func (p *Parser) delta(f sse.Frame, idx int, kind deltaKind, val []byte) error {
 	return p.em.ToolArgs("", b.wid, apistream.Append(&b.args, val))
 }
 
-// text applies a text delta. A text block's text is the range
-// [outStart, outEnd) of the Output while no other block's text came in
-// between (always, in practice); only a block whose deltas interleave
-// with another's keeps its own copy (own).
+// text applies a text delta. A text block's text is a span of the Output
+// (apistream.Output): a range of it while no other block's text came in
+// between (always, in practice), its own copy otherwise.
 func (p *Parser) text(b *block, val []byte) error {
 	if len(val) == 0 {
 		return p.em.Err()
 	}
-	switch {
-	case b.own:
-		b.text.Write(val)
-	case !b.hasText:
-		b.outStart = p.output.Len()
-	case b.outEnd != p.output.Len():
-		b.own = true
-		b.text.WriteString(p.output.String()[b.outStart:b.outEnd])
-		b.text.Write(val)
-	}
-	b.hasText = true
-	s := apistream.Append(&p.output, val)
-	b.outEnd = p.output.Len()
-	return p.em.Delta(emit.Text, "", b.wid, s)
-}
-
-// blockText is the text a text block received.
-func (p *Parser) blockText(b *block) string {
-	if b.own {
-		return b.text.String()
-	}
-	return p.output.String()[b.outStart:b.outEnd]
+	return p.em.Delta(emit.Text, "", b.wid, p.output.Append(&b.span, val))
 }
 
 func (p *Parser) thinking(b *block, val []byte) error {
@@ -799,10 +763,11 @@ func (p *Parser) stopBlock(b *block, abandoned bool) error {
 		if err := p.em.Close(emit.Text, "", b.wid, nil); err != nil {
 			return err
 		}
-		if !b.hasText && len(b.citations) == 0 {
+		text := p.output.Text(&b.span)
+		if text == "" && len(b.citations) == 0 {
 			return nil
 		}
-		it := driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: p.blockText(b), Metadata: meta}
+		it := driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: text, Metadata: meta}
 		if len(b.citations) > 0 {
 			it.Data = map[string]any{"citations": b.citations}
 		}
@@ -927,7 +892,7 @@ func (p *Parser) messageStop(f sse.Frame) error {
 // (and is counted as malformed).
 func (p *Parser) setTerminal(f sse.Frame, event string) {
 	p.ended = event
-	data := trimSpace(f.Data)
+	data := apistream.TrimJSON(f.Data)
 	if !bytes.Contains(f.Raw, data) {
 		p.markMalformed(event + " data split over several data lines at line " + strconv.Itoa(f.Line))
 		return

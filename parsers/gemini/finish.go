@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"github.com/agentwire/agentwire/internal/apistream"
 	"strconv"
 
 	"github.com/agentwire/agentwire/driver"
@@ -8,15 +9,15 @@ import (
 
 // The Response.Metadata keys the parser sets.
 const (
-	MetaTransport   = "transport"     // always "gemini-generate-content"
-	MetaContentType = "content_type"  // Options.ContentType, when set
-	MetaHTTPStatus  = "http_status"   // Options.HTTPStatus, when set
-	MetaResponseID  = "response_id"   // the first responseId
-	MetaCreateTime  = "create_time"   // the first createTime (Vertex AI)
-	MetaEvents      = "events"        // GenerateContentResponse objects decoded
-	MetaMalformed   = "malformed"     // malformed events and framing errors, when any
-	MetaProblem     = "first_problem" // the first problem's description, when any
-	MetaUnknown     = "unknown"       // distinct unknown members and part types, when any
+	MetaTransport   = "transport"             // always "gemini-generate-content"
+	MetaContentType = "content_type"          // Options.ContentType, when set
+	MetaHTTPStatus  = "http_status"           // Options.HTTPStatus, when set
+	MetaResponseID  = "response_id"           // the first responseId
+	MetaCreateTime  = "create_time"           // the first createTime (Vertex AI)
+	MetaEvents      = "events"                // GenerateContentResponse objects decoded
+	MetaMalformed   = apistream.MetaMalformed // malformed events and framing errors, when any
+	MetaProblem     = apistream.MetaProblem   // the first problem's description, when any
+	MetaUnknown     = apistream.MetaUnknown   // distinct unknown members and part types, when any
 )
 
 // Finish ends the response: it closes every open block and call (emitting
@@ -59,13 +60,7 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 	if p.createTime != "" {
 		resp.Metadata[MetaCreateTime] = p.createTime
 	}
-	if p.malformed > 0 {
-		resp.Metadata[MetaMalformed] = strconv.Itoa(p.malformed)
-		resp.Metadata[MetaProblem] = p.firstProblem
-	}
-	if p.unknown > 0 {
-		resp.Metadata[MetaUnknown] = strconv.Itoa(p.unknown)
-	}
+	p.problems.Metadata(resp.Metadata)
 	if p.terminal != nil {
 		resp.RawStreams = &driver.RawStreams{Terminal: p.terminal}
 	}
@@ -154,7 +149,7 @@ func (p *Parser) outcome(out Outcome) (*driver.RunFailure, *driver.Finish) {
 		return f, &driver.Finish{Reason: driver.FinishError, Raw: f.ErrorType}
 	case status != 0 && (status < 200 || status > 299):
 		msg := "gemini: HTTP " + strconv.Itoa(status)
-		if p.events == 0 && p.malformed > 0 {
+		if p.events == 0 && p.problems.Malformed > 0 {
 			msg += " with a body that is not a Gemini error"
 		}
 		f := &driver.RunFailure{Code: driver.FailureProviderError, ErrorType: "http_" + strconv.Itoa(status), Message: msg, HTTPStatus: status}

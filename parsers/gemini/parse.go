@@ -2,10 +2,12 @@ package gemini
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"net/http"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/feed"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/sse"
@@ -74,32 +76,11 @@ func sseFraming(maxEvent int) feed.Framing[sse.Frame] {
 // Data and Raw are the whole body.
 var jsonFraming = feed.Framing[sse.Frame]{
 	Open: func(src io.Reader, tee io.Writer) feed.Reader[sse.Frame] {
-		return &wholeBody{src: src, tee: tee}
+		return &apistream.Whole[sse.Frame]{Src: src, Tee: tee, Frame: func(b []byte) sse.Frame {
+			return sse.Frame{Kind: sse.KindEvent, Data: b, Raw: b, Line: 1}
+		}}
 	},
 	Recoverable: sse.IsRecoverable,
-}
-
-type wholeBody struct {
-	src  io.Reader
-	tee  io.Writer
-	done bool
-}
-
-func (w *wholeBody) Next() (sse.Frame, error) {
-	if w.done {
-		return sse.Frame{}, io.EOF
-	}
-	w.done = true
-	b, err := io.ReadAll(w.src)
-	if w.tee != nil {
-		if _, terr := w.tee.Write(b); terr != nil && err == nil {
-			err = terr
-		}
-	}
-	if err != nil {
-		return sse.Frame{}, err
-	}
-	return sse.Frame{Kind: sse.KindEvent, Data: b, Raw: b, Line: 1}, nil
 }
 
 // looksJSON reports whether the body's first byte after a byte order mark
@@ -108,13 +89,11 @@ func (w *wholeBody) Next() (sse.Frame, error) {
 func looksJSON(br *bufio.Reader) bool {
 	for n := 1; n <= br.Size(); n *= 2 {
 		b, err := br.Peek(n)
-		i := 0
-		if len(b) >= 3 && string(b[:3]) == "\xef\xbb\xbf" {
-			i = 3
-		}
-		i = jsonguard.SkipWS(b, i)
-		if i < len(b) && (len(b) >= 3 || b[0] != 0xef) {
-			return b[i] == '{' || b[i] == '['
+		if len(b) > 0 && (len(b) >= 3 || b[0] != 0xef) {
+			// Decided at the first byte after the mark and whitespace.
+			if rest := bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")); jsonguard.SkipWS(rest, 0) < len(rest) {
+				return apistream.Sniff(b) == apistream.BodyJSON
+			}
 		}
 		if err != nil {
 			return false

@@ -138,13 +138,11 @@ type Parser struct {
 	createTime string
 	last       map[string]string // top-level members kept as Raw, as last emitted
 
-	events       int
-	malformed    int
-	firstProblem string
-	unknown      int
-	unknownSeen  map[string]bool
-	scratch      []byte // text decoding
-	done         bool
+	events      int
+	problems    apistream.Problems
+	unknownSeen map[string]bool
+	scratch     []byte // text decoding
+	done        bool
 }
 
 // New returns a Parser that emits to sink. The sink is used only during
@@ -165,11 +163,11 @@ func (p *Parser) Terminal() *driver.TerminalPayload { return p.terminal }
 func (p *Parser) Events() int { return p.events }
 
 // Malformed returns the number of malformed events and framing errors.
-func (p *Parser) Malformed() int { return p.malformed }
+func (p *Parser) Malformed() int { return p.problems.Malformed }
 
 // Unknown returns the number of distinct unknown members and part types
 // seen.
-func (p *Parser) Unknown() int { return p.unknown }
+func (p *Parser) Unknown() int { return p.problems.Unknown }
 
 // Feed processes one SSE frame of the body, in stream order. Only event
 // frames carry data (comment and span frames are ignored); the data of an
@@ -216,15 +214,7 @@ func (p *Parser) FeedError(err error) error {
 	if err == nil {
 		return p.em.Err()
 	}
-	meta := map[string]string{"malformed": "framing error"}
-	raw := map[string]any{"error": err.Error()}
-	var se *sse.Error
-	if errors.As(err, &se) {
-		meta["line"] = strconv.Itoa(se.Line)
-		meta["offset"] = strconv.FormatInt(se.Offset, 10)
-		raw["line"], raw["offset"] = se.Line, se.Offset
-	}
-	return p.poison(driver.TranscriptItem{Kind: driver.TranscriptStdout, Text: err.Error(), Metadata: meta}, raw)
+	return p.poison(apistream.FramingError(err))
 }
 
 // value handles one data value: an object, or an array of objects.
@@ -895,12 +885,7 @@ func (p *Parser) poison(it driver.TranscriptItem, raw map[string]any) error {
 	return p.em.Custom(Provider, "malformed", driver.StreamPayload{Raw: raw})
 }
 
-func (p *Parser) markMalformed(why string) {
-	p.malformed++
-	if p.firstProblem == "" {
-		p.firstProblem = why
-	}
-}
+func (p *Parser) markMalformed(why string) { p.problems.Mark(why) }
 
 func (p *Parser) markUnknown(what string) {
 	if p.unknownSeen[what] {
@@ -910,5 +895,5 @@ func (p *Parser) markUnknown(what string) {
 		p.unknownSeen = map[string]bool{}
 	}
 	p.unknownSeen[what] = true
-	p.unknown++
+	p.problems.Unknown++
 }

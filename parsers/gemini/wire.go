@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"github.com/agentwire/agentwire/internal/apistream"
 	"strconv"
 	"unicode/utf8"
 
@@ -639,13 +640,4 @@ func decodeAny(val []byte) any {
 }
 
 // decodeObject decodes a checked JSON object, or returns nil.
-func decodeObject(val []byte) map[string]any {
-	if len(val) == 0 || val[0] != '{' {
-		return nil
-	}
-	var m map[string]any
-	if jsonguard.Unmarshal(val, &m, 0) != nil {
-		return nil
-	}
-	return m
-}
+func decodeObject(val []byte) map[string]any { return apistream.ObjectMap(val) }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/feed"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/sse"
@@ -23,33 +24,14 @@ var streamFraming = feed.Framing[sse.Frame]{
 // documentFraming frames a body that is not an event stream as one frame
 // holding all of it, for FeedBody (see documentParser).
 var documentFraming = feed.Framing[sse.Frame]{
-	Open:        func(src io.Reader, tee io.Writer) feed.Reader[sse.Frame] { return &wholeBody{src: src, tee: tee} },
+	Open: func(src io.Reader, tee io.Writer) feed.Reader[sse.Frame] {
+		return &apistream.Whole[sse.Frame]{Src: src, Tee: tee, Frame: bodyFrame}
+	},
 	Recoverable: func(error) bool { return false },
 }
 
-// wholeBody reads its source to the end and returns it as one frame.
-type wholeBody struct {
-	src  io.Reader
-	tee  io.Writer
-	done bool
-}
-
-func (w *wholeBody) Next() (sse.Frame, error) {
-	if w.done {
-		return sse.Frame{}, io.EOF
-	}
-	w.done = true
-	b, err := io.ReadAll(w.src)
-	if len(b) > 0 && w.tee != nil {
-		if _, terr := w.tee.Write(b); terr != nil {
-			return sse.Frame{}, terr
-		}
-	}
-	if err != nil {
-		return sse.Frame{}, err
-	}
-	return sse.Frame{Kind: sse.KindEvent, Data: b, Raw: b, Line: 1}, nil
-}
+// bodyFrame is the one event frame holding a whole body.
+func bodyFrame(b []byte) sse.Frame { return sse.Frame{Kind: sse.KindEvent, Data: b, Raw: b, Line: 1} }
 
 // documentParser feeds the one frame of documentFraming to FeedBody.
 type documentParser struct {
@@ -90,7 +72,7 @@ func Parse(status int, contentType string, body io.Reader, sink driver.EventSink
 	}
 	src := &peeked{head: head[:n], r: body, err: err}
 	c := feed.Capture{Stdout: src, Outcome: opts.Outcome}
-	if status != 0 && (status < 200 || status > 299) || !isEventStream(head[:n], contentType) {
+	if !apistream.StatusOK(status) || !isEventStream(head[:n], contentType) {
 		return feed.Parse(documentFraming, documentParser{p, status}, c, opts.Observe, nil)
 	}
 	return feed.Parse(streamFraming, feed.Parser[sse.Frame](p), c, opts.Observe, nil)
@@ -137,22 +119,14 @@ func ParseHTTP(r *http.Response, sink driver.EventSink, opts Options) (driver.Re
 // isEventStream decides whether a 2xx body is an event stream from its
 // first bytes, or from the content type when they do not tell.
 func isEventStream(start []byte, contentType string) bool {
-	i := jsonguard.SkipWS(start, 0)
-	if bytes.HasPrefix(start[i:], []byte("\xef\xbb\xbf")) {
-		return true
+	if bytes.HasPrefix(start[jsonguard.SkipWS(start, 0):], []byte("\xef\xbb\xbf")) {
+		return true // a byte order mark: only an event stream has one here
 	}
-	if i < len(start) {
-		switch start[i] {
-		case '{', '[':
-			return false
-		case ':':
-			return true
-		}
-		for _, f := range []string{"data", "event", "id", "retry"} {
-			if bytes.HasPrefix(start[i:], []byte(f)) && len(start) > i+len(f) && start[i+len(f)] == ':' {
-				return true
-			}
-		}
+	switch apistream.Sniff(start) {
+	case apistream.BodyJSON:
+		return false
+	case apistream.BodySSE:
+		return true
 	}
 	mt, _, _ := mime.ParseMediaType(contentType)
 	return mt != "application/json"

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"github.com/agentwire/agentwire/internal/apistream"
 	"strconv"
 	"unicode/utf8"
 
@@ -258,16 +259,7 @@ func scalar(v []byte) string {
 
 // rawMap decodes an object into a map for a payload's Raw; nil when v is
 // not an object.
-func rawMap(v []byte) map[string]any {
-	if len(v) == 0 || v[0] != '{' {
-		return nil
-	}
-	var m map[string]any
-	if jsonguard.Unmarshal(v, &m, 0) != nil {
-		return nil
-	}
-	return m
-}
+func rawMap(v []byte) map[string]any { return apistream.ObjectMap(v) }
 
 // rawValue decodes any JSON value (for transcript Input and Data).
 func rawValue(v []byte) any {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/internal/quote"
@@ -111,14 +112,14 @@ var Capability = driver.StreamCapability{Native: true, TokenLevel: true, Reasoni
 
 // The Response.Metadata keys the parser sets.
 const (
-	MetaTransport   = "transport"       // "openai-responses-sse", "openai-chat-sse", "...-json" for a non-streamed body
-	MetaID          = "id"              // the response id (resp_...) or completion id (chatcmpl-...)
-	MetaSequence    = "sequence_number" // the last Responses sequence_number, when the events carry one
-	MetaDone        = "done_sentinel"   // "seen", or "absent" when a Chat stream ended without data: [DONE]
-	MetaMalformed   = "malformed"       // number of malformed events and framing errors, when any
-	MetaProblem     = "first_problem"   // the first malformed event's reason, when any
-	MetaUnknown     = "unknown"         // number of unmapped events and item types, when any
-	MetaChoices     = "choices"         // number of Chat choices, when more than one
+	MetaTransport   = "transport"             // "openai-responses-sse", "openai-chat-sse", "...-json" for a non-streamed body
+	MetaID          = "id"                    // the response id (resp_...) or completion id (chatcmpl-...)
+	MetaSequence    = "sequence_number"       // the last Responses sequence_number, when the events carry one
+	MetaDone        = "done_sentinel"         // "seen", or "absent" when a Chat stream ended without data: [DONE]
+	MetaMalformed   = apistream.MetaMalformed // number of malformed events and framing errors, when any
+	MetaProblem     = apistream.MetaProblem   // the first malformed event's reason, when any
+	MetaUnknown     = apistream.MetaUnknown   // number of unmapped events and item types, when any
+	MetaChoices     = "choices"               // number of Chat choices, when more than one
 	MetaFingerprint = "system_fingerprint"
 	MetaServiceTier = "service_tier"
 )
@@ -147,13 +148,11 @@ type Parser struct {
 	usage    *driver.Usage
 	output   string // the Output, settled at the end of the body
 
-	where        string // what was open when the body ended
-	malformed    int
-	firstProblem string
-	unknown      int
-	done         bool
-	buf          []byte // scratch for unescaping
-	kbuf         []byte // scratch for unescaping member names
+	where    string // what was open when the body ended
+	problems apistream.Problems
+	done     bool
+	buf      []byte // scratch for unescaping
+	kbuf     []byte // scratch for unescaping member names
 
 	r responsesState
 	c chatState
@@ -184,10 +183,10 @@ func (p *Parser) Format() Format { return p.format }
 func (p *Parser) Terminal() *driver.TerminalPayload { return p.terminal }
 
 // Malformed returns the number of malformed events and framing errors.
-func (p *Parser) Malformed() int { return p.malformed }
+func (p *Parser) Malformed() int { return p.problems.Malformed }
 
 // Unknown returns the number of unmapped events and item types.
-func (p *Parser) Unknown() int { return p.unknown }
+func (p *Parser) Unknown() int { return p.problems.Unknown }
 
 func (p *Parser) provider() string { return p.format.Provider() }
 
@@ -312,15 +311,7 @@ func (p *Parser) FeedError(err error) error {
 	if err == nil {
 		return p.em.Err()
 	}
-	meta := map[string]string{"malformed": "framing error"}
-	raw := map[string]any{"error": err.Error()}
-	var se *sse.Error
-	if errors.As(err, &se) {
-		meta["line"] = strconv.Itoa(se.Line)
-		meta["offset"] = strconv.FormatInt(se.Offset, 10)
-		raw["line"], raw["offset"] = se.Line, se.Offset
-	}
-	return p.poison(driver.TranscriptItem{Kind: driver.TranscriptStdout, Text: err.Error(), Metadata: meta}, raw)
+	return p.poison(apistream.FramingError(err))
 }
 
 // malformedEvent keeps an event the protocol does not allow as a stdout
@@ -336,10 +327,7 @@ func (p *Parser) malformedEvent(f sse.Frame, why string) error {
 }
 
 func (p *Parser) poison(it driver.TranscriptItem, raw map[string]any) error {
-	p.malformed++
-	if p.firstProblem == "" {
-		p.firstProblem = it.Metadata["malformed"]
-	}
+	p.problems.Mark(it.Metadata["malformed"])
 	if it.Text == "" {
 		it.Text = it.Metadata["malformed"]
 	}
@@ -353,7 +341,7 @@ func (p *Parser) poison(it driver.TranscriptItem, raw map[string]any) error {
 // payload <provider>/<type> with the whole event in Raw. It is counted,
 // not malformed: both APIs add event types over time.
 func (p *Parser) unknownEvent(f sse.Frame, typ string) error {
-	p.unknown++
+	p.problems.Unknown++
 	if typ == "" {
 		typ = "unknown"
 	}
@@ -729,13 +717,7 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 	if p.serviceTier != "" {
 		resp.Metadata[MetaServiceTier] = p.serviceTier
 	}
-	if p.malformed > 0 {
-		resp.Metadata[MetaMalformed] = strconv.Itoa(p.malformed)
-		resp.Metadata[MetaProblem] = p.firstProblem
-	}
-	if p.unknown > 0 {
-		resp.Metadata[MetaUnknown] = strconv.Itoa(p.unknown)
-	}
+	p.problems.Metadata(resp.Metadata)
 	p.metadata(resp.Metadata)
 	if p.terminal != nil {
 		resp.RawStreams = &driver.RawStreams{Terminal: p.terminal}
@@ -823,12 +805,7 @@ func (p *Parser) incompleteWhere() string { return p.where }
 // when the data is not contiguous there (JSON split over several data:
 // lines, whose joined text the body does not hold).
 func terminalOf(event string, f sse.Frame) *driver.TerminalPayload {
-	d := f.Data
-	i, j := jsonguard.SkipWS(d, 0), len(d)
-	for j > i && (d[j-1] == ' ' || d[j-1] == '\t' || d[j-1] == '\n' || d[j-1] == '\r') {
-		j--
-	}
-	d = d[i:j]
+	d := apistream.TrimJSON(f.Data)
 	if len(d) == 0 || !bytes.Contains(f.Raw, d) {
 		return nil
 	}

@@ -567,7 +567,7 @@ func (p *Parser) newItem(idx int, id, typ string, kind itemKind) *rItem {
 	}
 	it := &rItem{outIdx: idx, id: id, wire: id, typ: typ, kind: kind}
 	if kind == kOther {
-		p.unknown++
+		p.problems.Unknown++
 	}
 	r.byIndex[idx] = it
 	if _, dup := r.byID[id]; dup {
