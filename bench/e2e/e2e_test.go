@@ -263,7 +263,11 @@ func command(bin, file string, prov string, args ...string) result {
 	r := result{cpu: st.UserTime() + st.SystemTime(), measured: true, child: true}
 	if rssFile != "" {
 		if b, err := os.ReadFile(rssFile); err == nil {
-			if kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			// The last line: time writes "Command exited with non-zero
+			// status 1" before it when the command fails (check finding
+			// damage).
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			if kb, err := strconv.ParseInt(lines[len(lines)-1], 10, 64); err == nil {
 				r.peakRSS = kb << 10
 			}
 		}
