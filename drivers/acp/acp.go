@@ -61,7 +61,12 @@
 //
 // A request that continues a session (Request.Session with a State) loads
 // it with session/load when the agent's initialize result advertises
-// loadSession; when it does not, the run fails without prompting.
+// loadSession; when it does not, the run fails without prompting. The
+// prompt of a loaded session is sent once the agent's output has paused
+// for 750 ms after the session/load answer (at most 10 s after it):
+// Gemini CLI streams the history after its answer, not before it as the
+// specification has it, and the history must reach the parser before the
+// prompt does to be kept apart from the turn's output.
 // Checkpoints come from parsers/acp: the session id, valid only under the
 // conditions of the driver contract §9.
 //
