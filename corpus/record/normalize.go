@@ -77,10 +77,11 @@ var volatile = []normaliser{
 	// Codex exec_command chunk ids, Claude's per-process socket path.
 	{regexp.MustCompile(`(Chunk ID: )[0-9a-f]+`), "${1}<ID>"},
 	{regexp.MustCompile(`(cc-socks/)\d+`), "${1}<PID>"},
-	// Gemini CLI's tool call ids, <tool>__<tool>_<Unix ms>_<n> (stdout).
-	{regexp.MustCompile(`([a-z_]+__[a-z_]+_)\d{13}(_\d+)`), "${1}<MS>${2}"},
-	// Qwen Code's shell tool result names the command's process group
-	// (stdout).
+	// Gemini CLI's tool call ids: <tool>__<tool>_<Unix ms>_<n> on stdout,
+	// <tool>_<Unix ms>_<n> as the functionCall ids of its requests.
+	{regexp.MustCompile(`\b([a-z][a-z_]*_)\d{13}(_\d+)\b`), "${1}<MS>${2}"},
+	// The shell tool results of Qwen Code (stdout) and Gemini CLI (its
+	// requests) name the command's process group.
 	{regexp.MustCompile(`(Process Group PGID: )\d+`), "${1}<PID>"},
 	// Copilot CLI's usage_update counts the context window's tokens, which
 	// include the current date and time in words (stdout).

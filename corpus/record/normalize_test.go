@@ -37,6 +37,8 @@ func TestNormalizeGeminiCLI(t *testing.T) {
 		{"available at: /x/tmp/gemini-client-error-Turn.run-sendMessageStream-2026-12-02T01-04-21-534Z.json _ApiError",
 			"available at: /x/tmp/gemini-client-error-Turn.run-sendMessageStream-<TIME>.json _ApiError"},
 		{`"tool_id":"read_file__read_file_1796173699663_0","status"`, `"tool_id":"read_file__read_file_<MS>_0","status"`},
+		{`"id":"run_shell_command_1796175716228_0","name"`, `"id":"run_shell_command_<MS>_0","name"`},
+		{`Output: hello from shell\nProcess Group PGID: 10848\n`, `Output: hello from shell\nProcess Group PGID: <PID>\n`},
 		{"      localPort: 55746,\n      remoteAddress: '127.0.0.1',\n      remotePort: 36489,", "      localPort: <PORT>,\n      remoteAddress: '127.0.0.1',\n      remotePort: <PORT>,"},
 		// A number in an answer is not an id.
 		{`"content":"read_file read 1796173699663 bytes"`, `"content":"read_file read 1796173699663 bytes"`},

@@ -156,7 +156,7 @@
 //   - Gemini CLI loses the end of a large stdout, as Node programs that
 //     exit with writes still queued on a pipe do: in big-output (a
 //     tool_result line of about 390 KB) stdout stops mid-line, after
-//     196,608 bytes in one recording and 328,170 in the next, and the
+//     66,026, 196,608 and 328,170 bytes in three recordings, and the
 //     process exits 0 though it went on to the next model request. The
 //     cut line is malformed and there is no result: incomplete.
 //   - Text before a tool call and the text after its result are two
