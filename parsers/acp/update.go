@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -202,7 +203,7 @@ func (p *Parser) metaUsage(f jsonrpc.Frame, meta []byte) error {
 	var m struct {
 		Usage *wireUsage `json:"usage"`
 	}
-	if !bytesContains(meta, `"usage"`) {
+	if !bytes.Contains(meta, []byte(`"usage"`)) {
 		return p.em.Err()
 	}
 	if jsonguard.Unmarshal(meta, &m, 0) != nil || m.Usage == nil {
@@ -215,8 +216,6 @@ func (p *Parser) metaUsage(f jsonrpc.Frame, meta []byte) error {
 	addTo(p.turnUse.meta, u)
 	return p.em.Err()
 }
-
-func bytesContains(b []byte, s string) bool { return strings.Contains(string(b), s) }
 
 // usage normalizes an ACP Usage. Whether inputTokens counts the cache
 // reads and writes, and outputTokens the thought tokens, the ACP schema
