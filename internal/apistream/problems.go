@@ -1,6 +1,7 @@
 package apistream
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 
@@ -76,3 +77,17 @@ func TrimJSON(data []byte) []byte {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// Terminal is the TerminalPayload of an event whose data is data and whose
+// exact bytes in the body are raw: the data without the JSON whitespace
+// around it, which must stand in raw as it is. A value split over several
+// data: lines (or after an empty data line: "data\ndata: {...}" joins to
+// "\n{...}") has no such bytes in the body: Terminal returns nil for it,
+// and for empty data.
+func Terminal(event string, data, raw []byte) *driver.TerminalPayload {
+	d := TrimJSON(data)
+	if len(d) == 0 || !bytes.Contains(raw, d) {
+		return nil
+	}
+	return &driver.TerminalPayload{Event: event, JSON: bytes.Clone(d)}
+}

@@ -55,3 +55,17 @@ func TestSniff(t *testing.T) {
 		t.Errorf("TrimJSON = %q", got)
 	}
 }
+
+func TestTerminal(t *testing.T) {
+	raw := []byte("event: message_stop\ndata: {\"type\":\"message_stop\"} \n\n")
+	if tp := Terminal("message_stop", []byte(` {"type":"message_stop"} `), raw); tp == nil || string(tp.JSON) != `{"type":"message_stop"}` {
+		t.Errorf("Terminal = %+v", tp)
+	}
+	// Joined from two data lines: not bytes of the body.
+	if tp := Terminal("x", []byte("{\"a\":\n1}"), []byte("data: {\"a\":\ndata: 1}\n\n")); tp != nil {
+		t.Errorf("split data gave %+v", tp)
+	}
+	if tp := Terminal("x", []byte(" "), raw); tp != nil {
+		t.Errorf("empty data gave %+v", tp)
+	}
+}

@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"mime"
@@ -892,12 +891,9 @@ func (p *Parser) messageStop(f sse.Frame) error {
 // (and is counted as malformed).
 func (p *Parser) setTerminal(f sse.Frame, event string) {
 	p.ended = event
-	data := apistream.TrimJSON(f.Data)
-	if !bytes.Contains(f.Raw, data) {
+	if p.terminal = apistream.Terminal(event, f.Data, f.Raw); p.terminal == nil {
 		p.markMalformed(event + " data split over several data lines at line " + strconv.Itoa(f.Line))
-		return
 	}
-	p.terminal = &driver.TerminalPayload{Event: event, JSON: append([]byte(nil), data...)}
 }
 
 // errorEvent is the failure terminal: an error event, at any point.

@@ -345,17 +345,10 @@ func (p *Parser) errorObject(d []byte, ev *event) error {
 // is counted as malformed, as in parsers/anthropic. The FuzzGemini campaign
 // of 2026-12-02 found the second form.
 func (p *Parser) setTerminal(d []byte, event string) {
-	i, j := jsonguard.SkipWS(d, 0), len(d)
-	for j > i && (d[j-1] == ' ' || d[j-1] == '\t' || d[j-1] == '\n' || d[j-1] == '\r') {
-		j--
-	}
-	d = d[i:j]
-	if !bytes.Contains(p.frameRaw, d) {
-		p.terminal = nil
+	p.terminal = apistream.Terminal(event, d, p.frameRaw)
+	if p.terminal == nil {
 		p.markMalformed(event + " data split over several data lines")
-		return
 	}
-	p.terminal = &driver.TerminalPayload{Event: event, JSON: bytes.Clone(d)}
 }
 
 // cand returns the state of candidate index, creating it.

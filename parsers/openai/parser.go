@@ -805,11 +805,7 @@ func (p *Parser) incompleteWhere() string { return p.where }
 // when the data is not contiguous there (JSON split over several data:
 // lines, whose joined text the body does not hold).
 func terminalOf(event string, f sse.Frame) *driver.TerminalPayload {
-	d := apistream.TrimJSON(f.Data)
-	if len(d) == 0 || !bytes.Contains(f.Raw, d) {
-		return nil
-	}
-	return &driver.TerminalPayload{Event: event, JSON: bytes.Clone(d)}
+	return apistream.Terminal(event, f.Data, f.Raw)
 }
 
 // toolInput parses the arguments of a tool call: the JSON value (an empty
