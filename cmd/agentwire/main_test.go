@@ -71,8 +71,18 @@ func TestParseJSONEqualsGolden(t *testing.T) {
 // 0, so the capture ends without its result; so does Gemini CLI 0.61.0
 // inside a large tool_result line. The mocks' disconnect cases
 // (Messages, Gemini, Chat Completions, Responses) are bodies cut off on
-// purpose.
+// purpose. Two public Responses captures are test fixtures their authors
+// cut by hand, and check says so: openai/codex's cli_responses_fixture.sse
+// (hand-made, minimal) has an output_item.done without its
+// output_item.added, and vercel/ai's openai-phase.1.chunks.txt leaves out
+// runs of events, which its sequence_number gaps show.
 var damagedByTheCLI = map[string][]string{
+	"openai-responses/public/codex-upstream-cli-responses-fixture": {corpus.Unpaired + " at offset 85 (line 4): output_item.done of item_0 (message) without its output_item.added"},
+	"openai-responses/public/vercel-openai-responses-phase": {
+		corpus.Unpaired + " at offset 1389 (line 13): sequence_number 41 after 5: 35 event(s) missing",
+		corpus.Unpaired + " at offset 2615 (line 19): sequence_number 49 after 43: 5 event(s) missing",
+		corpus.Unpaired + " at offset 3481 (line 27): sequence_number 126 after 52: 73 event(s) missing",
+	},
 	"claude/claude-code@2.0.50/big-text":      {corpus.Truncated + " at offset 760 (line 2)", corpus.Incomplete + " (whole run)"},
 	"gemini-cli/gemini-cli@0.61.0/big-output": {corpus.Truncated + " at offset 490 (line 4)", corpus.Incomplete + " (whole run)"},
 	"anthropic-messages/mock/disconnect":      {corpus.Incomplete + " (whole run)"},
