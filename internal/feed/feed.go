@@ -102,18 +102,26 @@ func (l *Loop[F]) Read(src io.Reader, tee io.Writer, feed func(F) error, feedErr
 		if l.SinkErr != nil || err != nil && feedErr == nil {
 			continue // the sink failed: read on for the raw bytes
 		}
-		if l.Observe != nil {
-			off, line := f.Pos()
-			if line == 0 && err != nil {
-				off, line = errPos(err)
-			}
-			l.Observe(off, line)
+		l.deliver(f, err, feed, feedErr)
+	}
+}
+
+// deliver is the one step of Read and Push: the observer is told where f
+// (or, for an error without its frame, the input err concerns) starts,
+// then f goes to feed, or err to feedErr, and what they return becomes
+// SinkErr.
+func (l *Loop[F]) deliver(f F, err error, feed func(F) error, feedErr func(error) error) {
+	if l.Observe != nil {
+		off, line := f.Pos()
+		if line == 0 && err != nil {
+			off, line = errPos(err)
 		}
-		if err != nil {
-			l.SinkErr = feedErr(err)
-		} else {
-			l.SinkErr = feed(f)
-		}
+		l.Observe(off, line)
+	}
+	if err != nil {
+		l.SinkErr = feedErr(err)
+	} else {
+		l.SinkErr = feed(f)
 	}
 }
 
@@ -132,18 +140,7 @@ func (l *Loop[F]) Push(feed func(F) error, feedErr func(error) error) func(F, er
 		if l.SinkErr != nil {
 			return l.SinkErr
 		}
-		if l.Observe != nil {
-			off, line := f.Pos()
-			if line == 0 && err != nil {
-				off, line = errPos(err)
-			}
-			l.Observe(off, line)
-		}
-		if err != nil {
-			l.SinkErr = feedErr(err)
-		} else {
-			l.SinkErr = feed(f)
-		}
+		l.deliver(f, err, feed, feedErr)
 		return l.SinkErr
 	}
 }
