@@ -14,26 +14,36 @@ import (
 )
 
 // Chunking delivers a byte slice through an io.Reader in some pattern of
-// reads (internal/chunk's, the one set every test of the module uses). The
-// parsers must give the same result under every chunking.
-type Chunking = chunk.Chunking
+// reads. The parsers must give the same result under every chunking. The
+// ones here are the module's one set (internal/chunk), which every test of
+// the module delivers input under.
+type Chunking struct {
+	Name   string
+	Reader func(b []byte) io.Reader
+}
 
 // The chunkings Test replays every case under.
 var (
 	// Whole delivers the input in reads as large as the caller asks.
-	Whole = chunk.Whole
+	Whole = Chunking(chunk.Whole)
 	// Lines delivers one line (terminator included) per read.
-	Lines = chunk.Lines
+	Lines = Chunking(chunk.Lines)
 	// Bytes delivers one byte per read.
-	Bytes = chunk.Bytes
+	Bytes = Chunking(chunk.Bytes)
 )
 
 // Random delivers reads in a sequence fixed by seed, mostly of 1 to 64
-// bytes and one in 16 of up to 4096 (chunk.Random).
-func Random(seed uint64) Chunking { return chunk.Random(seed) }
+// bytes and one in 16 of up to 4096.
+func Random(seed uint64) Chunking { return Chunking(chunk.Random(seed)) }
 
 // Chunkings returns Whole, Lines, Bytes and Random(seed).
-func Chunkings(seed uint64) []Chunking { return chunk.All(seed) }
+func Chunkings(seed uint64) []Chunking {
+	var out []Chunking
+	for _, c := range chunk.All(seed) {
+		out = append(out, Chunking(c))
+	}
+	return out
+}
 
 // Options select how Replay runs. The zero value replays whole, with the
 // parser of the case's provider.
