@@ -15,14 +15,7 @@ import (
 
 // geminiScenarios are the scripted Gemini replies the issue names, each
 // with what parsers/gemini must make of it.
-var geminiScenarios = []struct {
-	name   string
-	reply  Reply
-	output string
-	finish driver.FinishReason
-	code   driver.FailureCode
-	calls  int
-}{
+var geminiScenarios = []scenario{
 	{name: "text", reply: Reply{Items: []Item{{Type: "text", Deltas: []string{"Hel", "lo", " world"}}}}, output: "Hello world", finish: driver.FinishStop},
 	{name: "thinking", reply: Reply{Usage: &Usage{InputTokens: 20, OutputTokens: 30, ReasoningTokens: 25},
 		Items: []Item{{Type: "reasoning", Deltas: []string{"**Plan**\n\n", "Say OK."}}, {Type: "text", Deltas: []string{"OK"}}}},
@@ -51,29 +44,7 @@ func TestGeminiScenarios(t *testing.T) {
 			resp := post(t, ts.URL+"/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
 			sink := &adaptertest.RecordingSink{}
 			r, err := gemini.ParseResponse(resp, sink, gemini.Options{Streaming: true})
-			if v := sink.Check(true, gemini.Capability, r, err, nil); len(v) > 0 {
-				t.Fatalf("violations:\n%s", v)
-			}
-			if r.Output != sc.output {
-				t.Errorf("output %q, want %q", r.Output, sc.output)
-			}
-			switch {
-			case sc.code != "":
-				if r.Failure == nil || r.Failure.Code != sc.code {
-					t.Errorf("failure %+v, want %s", r.Failure, sc.code)
-				}
-			case r.Failure != nil || r.Finish == nil || r.Finish.Reason != sc.finish:
-				t.Errorf("failure %+v finish %+v, want %s", r.Failure, r.Finish, sc.finish)
-			}
-			calls := 0
-			for _, it := range r.Transcript {
-				if it.Kind == driver.TranscriptToolCall {
-					calls++
-				}
-			}
-			if calls != sc.calls {
-				t.Errorf("%d tool calls, want %d", calls, sc.calls)
-			}
+			sc.check(t, gemini.Capability, sink, r, err)
 			body := r.RawStreams.Stdout
 			if sc.reply.Status == 0 && (!strings.HasPrefix(body, "data: {") || strings.Count(body, "\r\n\r\n") != strings.Count(body, "data: ")) {
 				t.Errorf("not CRLF-framed Gemini SSE: %q", body)
