@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/agentwire/agentwire/corpus/mock"
 )
@@ -33,13 +34,34 @@ type ACPAgent struct {
 	// in one network namespace then talk to the first one's server, and
 	// the second never answers session/new or its prompt.
 	PortFlag string
+	// LoadNextMinute: session/load fails when it comes in the same wall
+	// clock minute as the session's start. Gemini CLI 0.61.0 names a
+	// session's chat file by the minute and the session id
+	// (chats/session-2026-12-02T03-12-72d986ae.jsonl); a load in that
+	// minute opens the same file for the loaded session, rewrites it to
+	// an empty conversation, and then finds no session to load ("No
+	// previous sessions found for this project", -32603). On a busy
+	// machine the second run came a minute later and it worked; on an
+	// idle one it failed every time. Callers wait with WaitToLoad.
+	LoadNextMinute bool
 	// Note says what is particular about the CLI in ACP mode.
 	Note string
 }
 
+// WaitToLoad returns how long to wait, for an agent with LoadNextMinute,
+// before a session/load of a session started at started: until one second
+// into the next minute. It is 0 for the other agents and once that minute
+// has come.
+func (a ACPAgent) WaitToLoad(started, now time.Time) time.Duration {
+	if !a.LoadNextMinute {
+		return 0
+	}
+	return max(0, started.Truncate(time.Minute).Add(time.Minute+time.Second).Sub(now))
+}
+
 // ACPAgents are the agent CLIs the corpus records in ACP mode, by name.
 var ACPAgents = map[string]ACPAgent{
-	"gemini-cli": {Name: "gemini-cli", API: mock.Gemini, Args: []string{"--acp"}, ExitsOnEOF: true,
+	"gemini-cli": {Name: "gemini-cli", API: mock.Gemini, Args: []string{"--acp"}, ExitsOnEOF: true, LoadNextMinute: true,
 		Note: "settings.json selects gemini-api-key auth (the base-URL variable alone selects another auth type) and maxAttempts 1 (an HTTP 500 is otherwise retried about ten times with long backoff)"},
 	"opencode": {Name: "opencode", API: mock.Chat, Args: []string{"acp"}, ExitsOnEOF: true, PortFlag: "--port",
 		Note: "a provider \"mock\" declared in opencode.json; it makes a title request (no tools) before the main turn"},

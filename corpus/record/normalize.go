@@ -68,6 +68,11 @@ var volatile = []normaliser{
 	// RFC 3339 timestamps, Codex rollout file stamps, dates.
 	{regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d[:-]\d\d[:-]\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?`), "<TIME>"},
 	{regexp.MustCompile(`\d{4}[-/]\d\d[-/]\d\d`), "<DATE>"},
+	// Dates in words: Gemini CLI and Qwen Code put "Today's date is
+	// Wednesday, December 2, 2026" into every request's first message, so
+	// the request's length, and where its long strings are cut, changed
+	// with the day until this rule (requests.jsonl, acp and gemini-cli).
+	{regexp.MustCompile(`\b(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, )?(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}, \d{4}\b`), "<DATE>"},
 	// JSON numbers whose key names a time, a duration, a pid or a cost of
 	// time: durations, emittedAtMs, createdAt, ttft_ms, retry_delay_ms, ...
 	{regexp.MustCompile(`"([A-Za-z_]*(?:[Dd]uration|_ms|Ms|At|_at|[Tt]imestamp|ttft|[Tt]ime|[Dd]elay|[Pp]id|processId|Seconds|secs|nanos)[A-Za-z_]*)":\s*"?-?\d+(\.\d+)?"?`), `"$1":0`},

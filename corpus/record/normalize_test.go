@@ -295,3 +295,16 @@ func TestVerifyAnotherMachine(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalizeDateInWords: the date Gemini CLI and Qwen Code write into
+// every request ("Today's date is Wednesday, December 2, 2026") becomes
+// <DATE> whatever the day, so a request's normalised length and its cut
+// do not change with the date.
+func TestNormalizeDateInWords(t *testing.T) {
+	for _, in := range []string{"Wednesday, December 2, 2026", "Thursday, January 15, 2027", "September 30, 2026"} {
+		got := string(Normalize([]byte("Today's date is " + in + " (formatted according to the user's locale).")))
+		if want := "Today's date is <DATE> (formatted according to the user's locale)."; got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

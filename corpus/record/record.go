@@ -303,7 +303,14 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	var sids []string
 	sid := ""
 	runs := c.RunsFor(cli)
+	var started time.Time // when the first run started (ACPAgent.WaitToLoad)
 	for i, run := range runs {
+		if a, ok := ACPAgents[cli.Name]; ok && cli.Provider == "acp" && run.Resume && i > 0 {
+			time.Sleep(a.WaitToLoad(started, time.Now()))
+		}
+		if i == 0 {
+			started = time.Now()
+		}
 		ch := make(chan int, 64)
 		mu.Lock()
 		cur = ch
