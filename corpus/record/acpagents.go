@@ -49,14 +49,16 @@ type ACPAgent struct {
 }
 
 // WaitToLoad returns how long to wait, for an agent with LoadNextMinute,
-// before a session/load of a session started at started: until one second
-// into the next minute. It is 0 for the other agents and once that minute
-// has come.
-func (a ACPAgent) WaitToLoad(started, now time.Time) time.Duration {
+// before a session/load of a session that was started no later than
+// ended (pass the time the session's first run ended: the agent starts
+// the session some time after its process starts): until one second into
+// the minute after ended. It is 0 for the other agents and once that
+// minute has come.
+func (a ACPAgent) WaitToLoad(ended, now time.Time) time.Duration {
 	if !a.LoadNextMinute {
 		return 0
 	}
-	return max(0, started.Truncate(time.Minute).Add(time.Minute+time.Second).Sub(now))
+	return max(0, ended.Truncate(time.Minute).Add(time.Minute+time.Second).Sub(now))
 }
 
 // ACPAgents are the agent CLIs the corpus records in ACP mode, by name.

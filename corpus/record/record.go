@@ -303,13 +303,10 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 	var sids []string
 	sid := ""
 	runs := c.RunsFor(cli)
-	var started time.Time // when the first run started (ACPAgent.WaitToLoad)
+	var ended time.Time // when the previous run ended (ACPAgent.WaitToLoad)
 	for i, run := range runs {
 		if a, ok := ACPAgents[cli.Name]; ok && cli.Provider == "acp" && run.Resume && i > 0 {
-			time.Sleep(a.WaitToLoad(started, time.Now()))
-		}
-		if i == 0 {
-			started = time.Now()
+			time.Sleep(a.WaitToLoad(ended, time.Now()))
 		}
 		ch := make(chan int, 64)
 		mu.Lock()
@@ -327,6 +324,7 @@ func recordCase(ctx context.Context, opt Options, cli CLI, bin string, c Case) e
 		}
 		res, err := execute(ctx, runSpec{Argv: inv.argv, Env: inv.env, Dir: filepath.Join(scratch, "work"),
 			Timeout: timeout, Requests: ch, Signal: run.Signal, Intr: run.Interrupt, ExitGrace: grace}, inv.drv)
+		ended = time.Now()
 		if err != nil {
 			return fmt.Errorf("run %d: %w", i+1, err)
 		}

@@ -107,31 +107,33 @@ func eachAgent(t *testing.T, f func(t *testing.T, cli record.CLI)) {
 }
 
 // loadWaiter runs an acp.Driver, and before a resumed run waits as long as
-// the agent's record.ACPAgent.WaitToLoad says since the last new session's
-// run started (Gemini CLI 0.61.0 cannot load a session in the minute it
-// started; see LoadNextMinute). The embedded driver keeps every other
-// method.
+// the agent's record.ACPAgent.WaitToLoad says since the last run ended
+// (Gemini CLI 0.61.0 cannot load a session in the minute it started; see
+// LoadNextMinute). The embedded driver keeps every other method.
 type loadWaiter struct {
 	*acp.Driver
 	agent record.ACPAgent
 	mu    *sync.Mutex
-	start *time.Time
+	ended *time.Time
 }
 
 func newLoadWaiter(d *acp.Driver, agent record.ACPAgent) func() driver.Driver {
-	mu, start := new(sync.Mutex), new(time.Time)
-	return func() driver.Driver { return loadWaiter{acp.New(d.Config()), agent, mu, start} }
+	mu, ended := new(sync.Mutex), new(time.Time)
+	return func() driver.Driver { return loadWaiter{acp.New(d.Config()), agent, mu, ended} }
 }
 
 func (w loadWaiter) Run(ctx context.Context, req driver.Request, sink driver.EventSink) (driver.Response, error) {
-	w.mu.Lock()
 	if req.Session != nil && req.Session.State != nil {
-		time.Sleep(w.agent.WaitToLoad(*w.start, time.Now()))
-	} else {
-		*w.start = time.Now()
+		w.mu.Lock()
+		wait := w.agent.WaitToLoad(*w.ended, time.Now())
+		w.mu.Unlock()
+		time.Sleep(wait)
 	}
+	resp, err := w.Driver.Run(ctx, req, sink)
+	w.mu.Lock()
+	*w.ended = time.Now()
 	w.mu.Unlock()
-	return w.Driver.Run(ctx, req, sink)
+	return resp, err
 }
 
 func TestE2EConformance(t *testing.T) {
