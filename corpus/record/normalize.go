@@ -96,6 +96,10 @@ var volatile = []normaliser{
 	// Node's socket dump in Gemini CLI's stack trace of a dropped
 	// connection (stderr): localPort: 55746, remotePort: 36489.
 	{regexp.MustCompile(`\b(localPort|remotePort): \d+`), "${1}: <PORT>"},
+	// The same dump counts the socket's bytes, and what Gemini CLI writes
+	// holds the paths the CLI was installed and run under: a CI clone
+	// recorded bytesWritten: 31837 where the committed case has 31827.
+	{regexp.MustCompile(`\b(bytesWritten|bytesRead): \d+`), "${1}: <N>"},
 	// Claude Code 2.1's random task ids, also used in the name of the file
 	// a large tool output is persisted to.
 	{regexp.MustCompile(`("task_id":"|"run_id":"|tool-results/)[0-9a-z-]+`), "${1}<ID>"},

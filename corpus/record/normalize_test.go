@@ -40,6 +40,7 @@ func TestNormalizeGeminiCLI(t *testing.T) {
 		{`"id":"run_shell_command_1796175716228_0","name"`, `"id":"run_shell_command_<MS>_0","name"`},
 		{`Output: hello from shell\nProcess Group PGID: 10848\n`, `Output: hello from shell\nProcess Group PGID: <PID>\n`},
 		{"      localPort: 55746,\n      remoteAddress: '127.0.0.1',\n      remotePort: 36489,", "      localPort: <PORT>,\n      remoteAddress: '127.0.0.1',\n      remotePort: <PORT>,"},
+		{"      bytesWritten: 31827,\n      bytesRead: 750\n", "      bytesWritten: <N>,\n      bytesRead: <N>\n"},
 		// A number in an answer is not an id.
 		{`"content":"read_file read 1796173699663 bytes"`, `"content":"read_file read 1796173699663 bytes"`},
 	} {

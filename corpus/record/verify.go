@@ -206,6 +206,7 @@ func Verify(want, got string, match *regexp.Regexp) (string, error) {
 			}
 		case "stdout":
 			a, b = dropOutputDeltas(a), dropOutputDeltas(b)
+			a, b = dropToolProgress(a), dropToolProgress(b)
 			a, b = bubblewrapWarning.ReplaceAll(a, nil), bubblewrapWarning.ReplaceAll(b, nil)
 			a, b = backgroundEvents.ReplaceAll(a, nil), backgroundEvents.ReplaceAll(b, nil)
 			a, b = messageStartContent.ReplaceAll(a, []byte(`${1}[]$2`)), messageStartContent.ReplaceAll(b, []byte(`${1}[]$2`))
@@ -281,6 +282,31 @@ func dropOutputDeltas(b []byte) []byte {
 	for _, l := range lines {
 		probe.Method = ""
 		if bytes.Contains(l, []byte(`"method"`)) && json.Unmarshal(l, &probe) == nil && outputDeltaMethods[probe.Method] {
+			continue
+		}
+		out = append(out, l)
+	}
+	return bytes.Join(out, nil)
+}
+
+// dropToolProgress removes from an ACP capture the tool_call_update
+// notifications that carry no status: Copilot CLI 1.0.102 streams a shell
+// command's output as it arrives, each notification a snapshot of all the
+// output so far ("ls: ", then "ls: cannot access ..."), and how many
+// snapshots there are depends on how the command's writes meet its reads
+// (GNU ls writes its program name and its message separately: a CI run
+// recorded one snapshot where the committed tool-failure case has two).
+// The update that completes the call carries the whole output and its
+// status, and is compared. The other agents send no update without a
+// status (corpus/acp, 2026-12-02).
+func dropToolProgress(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`"sessionUpdate":"tool_call_update"`)) {
+		return b
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	out := make([][]byte, 0, len(lines))
+	for _, l := range lines {
+		if bytes.Contains(l, []byte(`"sessionUpdate":"tool_call_update"`)) && !bytes.Contains(l, []byte(`"status":`)) {
 			continue
 		}
 		out = append(out, l)

@@ -238,3 +238,21 @@ func TestVerifyAbortRateLimits(t *testing.T) {
 		t.Errorf("after an interrupt the rateLimits notification may be missing:\n%s", d)
 	}
 }
+
+// TestDropToolProgress: Copilot CLI's output snapshots without a status
+// compare as absent, however many there were; the completing update stays.
+func TestDropToolProgress(t *testing.T) {
+	snap := func(text string) string {
+		return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c","content":[{"type":"content","content":{"type":"text","text":"` + text + `"}}]}}}` + "\n"
+	}
+	done := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c","status":"completed","content":[]}}}` + "\n"
+	a := snap("ls: ") + snap("ls: cannot access") + done
+	b := snap("ls: cannot access") + done
+	if ga, gb := string(dropToolProgress([]byte(a))), string(dropToolProgress([]byte(b))); ga != done || gb != done {
+		t.Errorf("dropToolProgress:\n%s\n%s\nwant %s", ga, gb, done)
+	}
+	other := `{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk"}}}` + "\n"
+	if got := string(dropToolProgress([]byte(other))); got != other {
+		t.Errorf("dropToolProgress changed %s", got)
+	}
+}
