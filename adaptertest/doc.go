@@ -16,6 +16,13 @@
 //   - CheckFinish(capability, payloads, response): the finish rules that
 //     need both, or the capability (FIN-01, FIN-04).
 //
+// Checker is the same validators run incrementally: a sink that judges
+// each emission as it arrives, keeping only the state the clauses need
+// (lifecycles by id, the last terminal, chunk digests, item references),
+// so a long run is judged without being recorded. The batch functions are
+// a Checker's state machines given a recorded sequence: one
+// implementation.
+//
 // TestDriver(t, factory, opts...) judges a whole driver in the style of
 // testing/fstest.TestFS: descriptor, configuration, capability truthfulness,
 // optional probes and the session codec hermetically, and with WithLiveRun

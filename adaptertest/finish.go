@@ -74,21 +74,38 @@ func checkFinishResponse(c *collector, resp driver.Response) {
 // reported at the terminal's index). Payload-only and Response-only rules
 // are CheckStream's and CheckResponse's.
 func CheckFinish(capability driver.StreamCapability, payloads []driver.StreamPayload, resp driver.Response) Violations {
+	f := finishState{terminal: -1}
+	for i, p := range payloads {
+		f.payload(i, p, Place{})
+	}
 	var c collector
+	f.check(&c, capability, resp)
+	return c.out
+}
+
+// finishState is what CheckFinish needs of a stream: its last terminal
+// payload, where it was emitted.
+type finishState struct {
+	terminal int // index of the last terminal payload, -1 before one
+	kind     driver.StreamKind
+	finish   *driver.Finish
+	place    Place
+}
+
+func (f *finishState) payload(i int, p driver.StreamPayload, at Place) {
+	if p.Kind.IsTerminal() {
+		f.terminal, f.kind, f.finish, f.place = i, p.Kind, p.Finish, at
+	}
+}
+
+func (f *finishState) check(c *collector, capability driver.StreamCapability, resp driver.Response) {
 	if capability.Finish && resp.Failure == nil && resp.Finish == nil {
 		c.add("FIN-04", -1, "the run has neither a Finish nor a Failure; a stream that did not reach its terminal is incomplete, a failure")
 	}
-	for i := len(payloads) - 1; i >= 0; i-- {
-		p := payloads[i]
-		if !p.Kind.IsTerminal() {
-			continue
-		}
-		if !sameFinish(p.Finish, resp.Finish) {
-			c.add("FIN-01", i, "%s has finish %s but Response.Finish is %s; they are the same value", p.Kind, finishString(p.Finish), finishString(resp.Finish))
-		}
-		break
+	if f.terminal >= 0 && !sameFinish(f.finish, resp.Finish) {
+		c.at = f.place
+		c.add("FIN-01", f.terminal, "%s has finish %s but Response.Finish is %s; they are the same value", f.kind, finishString(f.finish), finishString(resp.Finish))
 	}
-	return c.out
 }
 
 func sameFinish(a, b *driver.Finish) bool {

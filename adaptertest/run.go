@@ -1,6 +1,9 @@
 package adaptertest
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"hash"
 	"reflect"
 	"strings"
 
@@ -12,62 +15,104 @@ import (
 // TRN-04. Violations carry the index of the offending event; a mismatch
 // between the item events and Response.Transcript (RUN-04) carries the index
 // of the first differing item event, or -1 when one list is a prefix of the
-// other.
+// other. It is a Checker given the events alone.
 func CheckRun(events []driver.RunEvent, resp driver.Response) Violations {
-	var c collector
-	var items []driver.TranscriptItem
-	var itemAt []int
-	var chunks [2]strings.Builder
-	var sawChunk [2]bool
+	var r runState
 	for i, ev := range events {
-		if ev.Seq != 0 {
-			c.add("RUN-03", i, "%s event sets Seq %d; the host assigns it", ev.Type, ev.Seq)
-		}
-		switch ev.Type {
-		case driver.RunEventChunk:
-			switch ev.Stream {
-			case driver.StreamStdout:
-				chunks[0].Write(ev.Bytes)
-				sawChunk[0] = true
-			case driver.StreamStderr:
-				chunks[1].Write(ev.Bytes)
-				sawChunk[1] = true
-			default:
-				c.add("RUN-01", i, "chunk event names stream %q; only stdout and stderr exist", ev.Stream)
-			}
-		case driver.RunEventItem:
-			if ev.Item == nil {
-				c.add("RUN-02", i, "item event without an Item")
-				continue
-			}
-			checkItem(&c, i, *ev.Item)
-			items = append(items, *ev.Item)
-			itemAt = append(itemAt, i)
-		case driver.RunEventInvocation, driver.RunEventSpawn, driver.RunEventRuntime, driver.RunEventLifecycle:
-		default:
-			c.add("RUN-01", i, "unknown event type %q", ev.Type)
-		}
+		r.event(i, ev)
 	}
+	r.finish(resp)
+	return r.c.out
+}
+
+// runState is CheckRun's state between events: what RUN-01 needs of the
+// chunks (their length and digest per stream, not their bytes) and what
+// RUN-04 needs of the items (a reference to each, where it was emitted).
+type runState struct {
+	c        collector
+	chunks   [2]hash.Hash
+	chunkLen [2]int
+	items    []*driver.TranscriptItem
+	itemAt   []int
+	itemPl   []Place
+}
+
+func (r *runState) event(i int, ev driver.RunEvent) {
+	c := &r.c
+	if ev.Seq != 0 {
+		c.add("RUN-03", i, "%s event sets Seq %d; the host assigns it", ev.Type, ev.Seq)
+	}
+	switch ev.Type {
+	case driver.RunEventChunk:
+		s := -1
+		switch ev.Stream {
+		case driver.StreamStdout:
+			s = 0
+		case driver.StreamStderr:
+			s = 1
+		default:
+			c.add("RUN-01", i, "chunk event names stream %q; only stdout and stderr exist", ev.Stream)
+			return
+		}
+		if r.chunks[s] == nil {
+			r.chunks[s] = sha256.New()
+		}
+		r.chunks[s].Write(ev.Bytes)
+		r.chunkLen[s] += len(ev.Bytes)
+	case driver.RunEventItem:
+		if ev.Item == nil {
+			c.add("RUN-02", i, "item event without an Item")
+			return
+		}
+		checkItem(c, i, *ev.Item)
+		r.items = append(r.items, ev.Item)
+		r.itemAt = append(r.itemAt, i)
+		if c.placing {
+			r.itemPl = append(r.itemPl, c.at)
+		}
+	case driver.RunEventInvocation, driver.RunEventSpawn, driver.RunEventRuntime, driver.RunEventLifecycle:
+	default:
+		c.add("RUN-01", i, "unknown event type %q", ev.Type)
+	}
+}
+
+func (r *runState) finish(resp driver.Response) {
+	c := &r.c
 	if raw := resp.RawStreams; raw != nil {
 		for s, want := range [2]string{raw.Stdout, raw.Stderr} {
-			if sawChunk[s] && chunks[s].String() != want {
+			if r.chunks[s] != nil && (r.chunkLen[s] != len(want) || !sameDigest(r.chunks[s], want)) {
 				name := [2]string{"stdout", "stderr"}[s]
 				c.add("RUN-01", -1, "%s chunks (%d bytes) differ from RawStreams.%s (%d bytes): raw bytes must be identical",
-					name, chunks[s].Len(), strings.ToUpper(name[:1])+name[1:], len(want))
+					name, r.chunkLen[s], strings.ToUpper(name[:1])+name[1:], len(want))
 			}
 		}
 	}
-	n := min(len(items), len(resp.Transcript))
+	n := min(len(r.items), len(resp.Transcript))
 	for j := range n {
-		if !reflect.DeepEqual(items[j], resp.Transcript[j]) {
-			c.add("RUN-04", itemAt[j], "item event %d (%s) differs from Response.Transcript[%d] (%s)", j, items[j].Kind, j, resp.Transcript[j].Kind)
-			return c.out
+		if !reflect.DeepEqual(*r.items[j], resp.Transcript[j]) {
+			if c.placing {
+				c.at = r.itemPl[j]
+			}
+			c.add("RUN-04", r.itemAt[j], "item event %d (%s) differs from Response.Transcript[%d] (%s)", j, r.items[j].Kind, j, resp.Transcript[j].Kind)
+			return
 		}
 	}
-	if len(items) != len(resp.Transcript) {
-		c.add("RUN-04", -1, "%d item events but %d transcript items: the transcript must mirror the emitted items", len(items), len(resp.Transcript))
+	if len(r.items) != len(resp.Transcript) {
+		c.add("RUN-04", -1, "%d item events but %d transcript items: the transcript must mirror the emitted items", len(r.items), len(resp.Transcript))
 	}
-	return c.out
+}
+
+// sameDigest reports whether h holds the SHA-256 of s, hashing s in pieces
+// so that a long stream is not copied whole.
+func sameDigest(h hash.Hash, s string) bool {
+	w := sha256.New()
+	var buf [32 << 10]byte
+	for len(s) > 0 {
+		n := copy(buf[:], s)
+		w.Write(buf[:n])
+		s = s[n:]
+	}
+	return bytes.Equal(h.Sum(nil), w.Sum(nil))
 }
 
 // CheckTranscript applies the TRN clauses to every item of a transcript;

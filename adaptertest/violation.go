@@ -65,10 +65,33 @@ func (vs Violations) String() string {
 	return b.String()
 }
 
+// collector gathers violations. With placing on it also records, for each
+// violation, the Place of its emission: at, which the Checker sets before
+// it judges an emission (and before a finding about an earlier one), or
+// Place{Index: -1} for a violation of the input as a whole.
 type collector struct {
-	out Violations
+	out     Violations
+	placing bool
+	at      Place
+	places  []Place
 }
 
 func (c *collector) add(clause string, index int, format string, args ...any) {
 	c.out = append(c.out, Violation{Clause: clause, Index: index, Message: fmt.Sprintf(format, args...)})
+	if c.placing {
+		at := c.at
+		if index < 0 {
+			at = Place{Index: -1}
+		}
+		c.places = append(c.places, at)
+	}
+}
+
+// placed returns the violations with their places.
+func (c *collector) placed() []Placed {
+	var out []Placed
+	for i, v := range c.out {
+		out = append(out, Placed{Violation: v, Place: c.places[i]})
+	}
+	return out
 }

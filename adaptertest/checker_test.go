@@ -1,0 +1,176 @@
+package adaptertest
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/agentwire/agentwire/driver"
+)
+
+// genEmissions draws an arbitrary run, conforming or not: stream payloads
+// of every kind (and a few that are no kind) over a handful of ids, with
+// and without the members the clauses look at, interleaved with run events
+// of every type (chunks of both streams and of none, items of every kind
+// and none), each emission told an origin; then a response whose
+// transcript and raw streams mirror the emissions or differ from them.
+func genEmissions(t *rapid.T, sink interface {
+	driver.EventSink
+	At(int64, int)
+}) driver.Response {
+	ids := []string{"", "a", "b"}
+	kinds := append(append([]driver.StreamKind(nil), driver.StreamKinds...), "codex/custom", "bogus")
+	finishes := []*driver.Finish{nil, {Reason: driver.FinishStop}, {Reason: driver.FinishError}, {Reason: "nonsense"}}
+	itemKinds := []driver.TranscriptKind{driver.TranscriptAssistant, driver.TranscriptToolCall, driver.TranscriptToolResult, driver.TranscriptInit, "bogus"}
+	var items []driver.TranscriptItem
+	var stdout, stderr []byte
+	n := rapid.IntRange(0, 40).Draw(t, "n")
+	var off int64
+	for i := range n {
+		if rapid.IntRange(0, 3).Draw(t, "move") == 0 {
+			off += int64(rapid.IntRange(1, 100).Draw(t, "advance"))
+			sink.At(off, i+1)
+		}
+		if rapid.Bool().Draw(t, "payload") {
+			p := driver.StreamPayload{
+				Kind:       rapid.SampledFrom(kinds).Draw(t, "kind"),
+				MessageID:  rapid.SampledFrom(ids).Draw(t, "message"),
+				ToolCallID: rapid.SampledFrom(ids).Draw(t, "tool"),
+				ScopeID:    rapid.SampledFrom([]string{"", "", "s"}).Draw(t, "scope"),
+				Name:       rapid.SampledFrom([]string{"", "plan"}).Draw(t, "name"),
+				Delta:      rapid.SampledFrom([]string{"", "d"}).Draw(t, "delta"),
+				Finish:     rapid.SampledFrom(finishes).Draw(t, "finish"),
+			}
+			if rapid.Bool().Draw(t, "args") {
+				p.Args = map[string]any{"x": 1}
+			}
+			if p.Kind == driver.StreamRunError && rapid.Bool().Draw(t, "error") {
+				p.Error = &driver.RunFailure{Message: "failed"}
+			}
+			if rapid.IntRange(0, 9).Draw(t, "seq") == 0 {
+				p.Seq = 3
+			}
+			_ = sink.EmitStream(p)
+			continue
+		}
+		ev := driver.RunEvent{Type: rapid.SampledFrom([]driver.RunEventType{driver.RunEventChunk, driver.RunEventItem, driver.RunEventRuntime, "bogus"}).Draw(t, "type")}
+		switch ev.Type {
+		case driver.RunEventChunk:
+			ev.Stream = rapid.SampledFrom([]string{driver.StreamStdout, driver.StreamStderr, "other"}).Draw(t, "stream")
+			ev.Bytes = []byte(fmt.Sprint("chunk", i))
+			switch ev.Stream {
+			case driver.StreamStdout:
+				stdout = append(stdout, ev.Bytes...)
+			case driver.StreamStderr:
+				stderr = append(stderr, ev.Bytes...)
+			}
+		case driver.RunEventItem:
+			if rapid.IntRange(0, 5).Draw(t, "nil_item") > 0 {
+				it := driver.TranscriptItem{Kind: rapid.SampledFrom(itemKinds).Draw(t, "item_kind"), Text: rapid.SampledFrom([]string{"", "t"}).Draw(t, "text"),
+					ToolName: rapid.SampledFrom([]string{"", "sh"}).Draw(t, "tool_name"), Delta: rapid.Bool().Draw(t, "delta_item")}
+				items = append(items, it)
+				ev.Item = &it
+			}
+		}
+		if rapid.IntRange(0, 9).Draw(t, "event_seq") == 0 {
+			ev.Seq = 2
+		}
+		_ = sink.Emit(ev)
+	}
+	sink.At(off+1, 0)
+	resp := driver.Response{Finish: rapid.SampledFrom(finishes).Draw(t, "resp_finish"), Transcript: items}
+	switch rapid.IntRange(0, 3).Draw(t, "transcript") {
+	case 1:
+		if len(items) > 0 {
+			tr := append([]driver.TranscriptItem(nil), items...)
+			tr[rapid.IntRange(0, len(tr)-1).Draw(t, "changed")].Text = "other"
+			resp.Transcript = tr
+		}
+	case 2:
+		resp.Transcript = append(append([]driver.TranscriptItem(nil), items...), driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: "x"})
+	}
+	if rapid.Bool().Draw(t, "raw") {
+		resp.RawStreams = &driver.RawStreams{Stdout: string(stdout), Stderr: string(stderr)}
+		if rapid.Bool().Draw(t, "raw_differs") {
+			resp.RawStreams.Stdout += "x"
+		}
+	}
+	if rapid.Bool().Draw(t, "failure") {
+		resp.Failure = &driver.RunFailure{Code: driver.FailureProviderError, Message: "m"}
+	}
+	return resp
+}
+
+// TestCheckerMatchesBatch: the Checker, fed emissions as they come, finds
+// exactly what the batch validators find over the same emissions recorded,
+// and places each violation at the position of its emission among the
+// non-chunk emissions and that emission's origin.
+func TestCheckerMatchesBatch(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		streaming := rapid.Bool().Draw(t, "streaming")
+		capability := driver.StreamCapability{
+			Reasoning: rapid.Bool().Draw(t, "reasoning"), ToolCallArgs: rapid.Bool().Draw(t, "tool_call_args"),
+			HITL: rapid.Bool().Draw(t, "hitl"), Finish: rapid.Bool().Draw(t, "finish_cap"),
+		}
+		rec := &RecordingSink{}
+		k := NewChecker(streaming, capability)
+		k.Next = rec
+		resp := genEmissions(t, k)
+		got := k.Report(resp, nil, nil)
+		want := rec.Check(streaming, capability, resp, nil, nil)
+		if !reflect.DeepEqual(got.All(), want) {
+			t.Fatalf("checker:\n%s\nbatch:\n%s", got.All(), want)
+		}
+		// The places: the document position and origin of each emission.
+		payloadAt := map[int]Place{}
+		eventAt := map[int]Place{}
+		n := 0
+		for _, e := range rec.Order {
+			switch {
+			case e.Stream:
+				payloadAt[e.Index] = Place{Index: n, Origin: e.Origin}
+			case rec.Events[e.Index].Type == driver.RunEventChunk:
+				eventAt[e.Index] = Place{Index: -1}
+				continue
+			default:
+				eventAt[e.Index] = Place{Index: n, Origin: e.Origin}
+			}
+			n++
+		}
+		check := func(part string, vs []Placed, at map[int]Place) {
+			for _, v := range vs {
+				want := Place{Index: -1}
+				if v.Index >= 0 {
+					want = at[v.Index]
+				}
+				if v.Place != want {
+					t.Fatalf("%s violation %s placed at %+v, want %+v", part, v.Violation, v.Place, want)
+				}
+			}
+		}
+		check("stream", got.Stream, payloadAt)
+		check("finish", got.Finish, payloadAt)
+		check("run", got.Run, eventAt)
+		check("response", got.Response, nil)
+	})
+}
+
+// TestCheckerNextRefuses: an emission the next sink refuses is not judged.
+func TestCheckerNextRefuses(t *testing.T) {
+	rec := &RecordingSink{FailAfter: 1}
+	k := NewChecker(true, driver.StreamCapability{})
+	k.Next = rec
+	if err := k.EmitStream(runStarted()); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.EmitStream(runStarted()); err != ErrSinkFailed {
+		t.Fatalf("second emission: %v, want ErrSinkFailed", err)
+	}
+	got := k.Report(driver.Response{}, nil, nil).All()
+	want := rec.Check(true, driver.StreamCapability{}, driver.Response{}, nil, nil)
+	if !reflect.DeepEqual(got, want) || !got.Has("EVT-02") || got.Has("EVT-01") {
+		t.Fatalf("got %s\nwant %s (a missing terminal, no second run.started)", got, want)
+	}
+}
