@@ -24,6 +24,7 @@ func init() {
 		Detect: func(head []byte) (int, bool) {
 			return DetectJSONLines(head, isACP)
 		},
+		Capability: func(Input) driver.StreamCapability { return acp.Capability },
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			var u unpaired
 			opts := acp.Options{Streaming: in.Streaming, SessionData: in.SessionData, Observe: in.Observe, Unpaired: u.add}
@@ -32,7 +33,7 @@ func init() {
 				opts.SessionID, opts.Load = in.Resume.ResumeID, true
 			}
 			resp, err := acp.ParseSession(in.Stdin, in.Stdout, in.Stderr, sink, opts, in.Outcome)
-			return Parsed{Capability: acp.Capability, Response: resp, Err: err, Findings: u}
+			return Parsed{Response: resp, Err: err, Findings: u}
 		},
 	})
 }

@@ -11,17 +11,18 @@ import (
 
 func init() {
 	Register(Provider{
-		Name:    "anthropic-messages",
-		Summary: "Anthropic Messages API SSE (POST /v1/messages, also Vertex and Bedrock streaming)",
-		Detect:  detectAnthropic,
-		Framing: FramingSSE,
-		Fuzz:    Fuzz{Words: []string{"data: ", "event: ", "\n\n", ": ping\n\n"}},
+		Name:       "anthropic-messages",
+		Summary:    "Anthropic Messages API SSE (POST /v1/messages, also Vertex and Bedrock streaming)",
+		Detect:     detectAnthropic,
+		Framing:    FramingSSE,
+		Fuzz:       Fuzz{Words: []string{"data: ", "event: ", "\n\n", ": ping\n\n"}},
+		Capability: func(Input) driver.StreamCapability { return anthropic.Capability },
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			var u unpaired
 			opts := anthropic.Options{Streaming: in.Streaming, HTTPStatus: in.HTTPStatus, ContentType: in.ContentType, Observe: in.Observe, Unpaired: u.add}
 			resp, err := anthropic.Parse(in.Stdout, sink, opts, in.Outcome)
 			err = keepStderr(in, &resp, err)
-			return Parsed{Capability: anthropic.Capability, Response: resp, Err: err, Findings: u}
+			return Parsed{Response: resp, Err: err, Findings: u}
 		},
 	})
 }

@@ -38,12 +38,13 @@ func init() {
 				return major == 0 && minor < 59
 			},
 		}},
+		Capability: func(Input) driver.StreamCapability { return appserver.Capability },
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			var u unpaired
 			opts := appserver.Options{Streaming: in.Streaming, SessionData: in.SessionData,
 				LegacyTurnEnd: in.Settings[appserverLegacy], Observe: in.Observe, Unpaired: u.add}
 			resp, err := appserver.ParseSession(in.Stdin, in.Stdout, in.Stderr, sink, opts, in.Outcome)
-			return Parsed{Capability: appserver.Capability, Response: resp, Err: err, Findings: u}
+			return Parsed{Response: resp, Err: err, Findings: u}
 		},
 	})
 }

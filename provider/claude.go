@@ -37,15 +37,22 @@ func init() {
 			FromMeta: func(m Meta) bool { return m.HasArg("--input-format") },
 			Detect:   func(stdout, stdin []byte) bool { return stdin != nil || HasJSONType(stdout, "control_request") },
 		}},
+		Capability: func(in Input) driver.StreamCapability { return claude.New(nil, claudeOptions(in)).Capability() },
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			var u unpaired
-			opts := claude.Options{Streaming: in.Streaming, SessionData: in.SessionData,
-				PartialMessages: in.Settings[claudePartial], ControlProtocol: in.Settings[claudeControl], Observe: in.Observe, Unpaired: u.add}
+			opts := claudeOptions(in)
+			opts.Observe, opts.Unpaired = in.Observe, u.add
 			resp, err := claude.ParseSession(in.Stdin, in.Stdout, in.Stderr, sink, opts, in.Outcome)
-			return Parsed{Capability: claude.New(nil, opts).Capability(), Response: resp, Err: err, Findings: u}
+			return Parsed{Response: resp, Err: err, Findings: u}
 		},
 	})
 }
 
 // claudeTypes are the top-level line types of Claude Code's stream-json.
 var claudeTypes = []string{"system", "assistant", "user", "result", "stream_event", "control_request", "control_response", "control_cancel_request", "keep_alive"}
+
+// claudeOptions are the parser options in sets (without its callbacks).
+func claudeOptions(in Input) claude.Options {
+	return claude.Options{Streaming: in.Streaming, SessionData: in.SessionData,
+		PartialMessages: in.Settings[claudePartial], ControlProtocol: in.Settings[claudeControl]}
+}

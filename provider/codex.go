@@ -18,11 +18,12 @@ func init() {
 				return slices.Contains(codexTypes, t)
 			})
 		},
+		Capability: func(Input) driver.StreamCapability { return codex.Capability },
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			var u unpaired
 			opts := codex.Options{Streaming: in.Streaming, SessionData: in.SessionData, Resume: in.Resume, Observe: in.Observe, Unpaired: u.add}
 			resp, err := codex.Parse(in.Stdout, in.Stderr, sink, opts, in.Outcome)
-			return Parsed{Capability: codex.Capability, Response: resp, Err: err, Findings: u}
+			return Parsed{Response: resp, Err: err, Findings: u}
 		},
 	})
 }

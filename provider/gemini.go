@@ -14,11 +14,12 @@ func init() {
 		Fuzz: Fuzz{Words: []string{"data: ", "\r\n\r\n", `"candidates"`, `"content"`, `"parts"`, `"text"`, `"thought"`, `"thoughtSignature"`,
 			`"functionCall"`, `"partialArgs"`, `"willContinue"`, `"finishReason"`, `"usageMetadata"`, `"promptFeedback"`, `"blockReason"`,
 			`"error"`, `"code"`, `"status"`, `"executableCode"`, `"codeExecutionResult"`, `"functionResponse"`, `"jsonPath"`, `"stringValue"`, `"STOP"`, `"MAX_TOKENS"`}},
+		Capability: func(Input) driver.StreamCapability { return gemini.Capability },
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			opts := gemini.Options{Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe}
 			resp, err := gemini.Parse(in.HTTPStatus, in.ContentType, in.Stdout, sink, opts)
 			err = keepStderr(in, &resp, err)
-			return Parsed{Capability: gemini.Capability, Response: resp, Err: err}
+			return Parsed{Response: resp, Err: err}
 		},
 	})
 }

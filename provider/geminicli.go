@@ -20,11 +20,12 @@ func init() {
 			`"session_id"`, `"role"`, `"user"`, `"assistant"`, `"content"`, `"delta"`, `"tool_id"`, `"tool_name"`, `"parameters"`,
 			`"status"`, `"success"`, `"output"`, `"severity"`, `"warning"`, `"stats"`, `"total_tokens"`, `"input_tokens"`,
 			`"output_tokens"`, `"cached"`, `"FatalCancellationError"`}},
+		Capability: func(Input) driver.StreamCapability { return geminicli.Capability },
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			var u unpaired
 			opts := geminicli.Options{Streaming: in.Streaming, SessionData: in.SessionData, Resume: in.Resume, Observe: in.Observe, Unpaired: u.add}
 			resp, err := geminicli.Parse(in.Stdout, in.Stderr, sink, opts, in.Outcome)
-			return Parsed{Capability: geminicli.Capability, Response: resp, Err: err, Findings: u}
+			return Parsed{Response: resp, Err: err, Findings: u}
 		},
 	})
 }

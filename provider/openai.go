@@ -27,17 +27,18 @@ func init() {
 	} {
 		format := f.format
 		Register(Provider{
-			Name:    format.Provider(),
-			Summary: f.summary,
-			Framing: FramingSSE,
-			Fuzz:    f.fuzz,
-			Detect:  func(head []byte) (int, bool) { return detectOpenAI(head, format) },
+			Name:       format.Provider(),
+			Summary:    f.summary,
+			Framing:    FramingSSE,
+			Fuzz:       f.fuzz,
+			Detect:     func(head []byte) (int, bool) { return detectOpenAI(head, format) },
+			Capability: func(Input) driver.StreamCapability { return openai.Capability },
 			Parse: func(in Input, sink driver.EventSink) Parsed {
 				var u unpaired
 				opts := openai.Options{Format: format, Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe, Unpaired: u.add}
 				resp, err := openai.Parse(in.HTTPStatus, in.ContentType, in.Stdout, sink, opts)
 				err = keepStderr(in, &resp, err)
-				return Parsed{Capability: openai.Capability, Response: resp, Err: err, Findings: u}
+				return Parsed{Response: resp, Err: err, Findings: u}
 			},
 		})
 	}

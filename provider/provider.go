@@ -35,11 +35,17 @@ type Provider struct {
 	// meta.json implies and that a bare capture states by flag or
 	// detection (nil: none).
 	Switches []Switch
+	// Capability is the parser's stream capability for a parse of in: it
+	// depends on the options in gives (Streaming, Settings), never on the
+	// content, so a consumer knows it before the parse (corpus writes it
+	// ahead of the events and judges each payload by it as it comes).
+	Capability func(in Input) driver.StreamCapability
 	// Parse parses one capture into sink. It reads Stdout (and Stdin,
 	// Stderr) to their ends through internal/feed's loop, calls
-	// in.Observe before each frame and before Finish, and returns the
-	// parser's capability, Finish's response with complete RawStreams,
-	// the error, and the wire findings of the parser's pass.
+	// in.Observe before each frame and before Finish, and returns
+	// Finish's response with complete RawStreams, the error, and the wire
+	// findings of the parser's pass; Register sets Parsed.Capability from
+	// Capability.
 	Parse func(in Input, sink driver.EventSink) Parsed
 	// Framing is how Stdout is framed: JSON lines (the zero value), SSE (a
 	// model API's HTTP body) or JSON-RPC. The fuzz seeds generator files
@@ -163,7 +169,8 @@ type Input struct {
 
 // Parsed is what a Provider's Parse returns.
 type Parsed struct {
-	// Capability is the parser's stream capability for the input.
+	// Capability is the parser's stream capability for the input
+	// (Provider.Capability's).
 	Capability driver.StreamCapability
 	// Response is Finish's response, RawStreams holding the exact stdout
 	// and stderr and the terminal.
@@ -205,8 +212,14 @@ var (
 // name is malformed, or when its name, its fuzz target's name or a switch
 // name is taken: a registry row registers once, from init.
 func Register(p Provider) {
-	if !nameRE.MatchString(p.Name) || p.Detect == nil || p.Parse == nil {
-		panic(fmt.Sprintf("provider: Register(%q): a provider needs a name of [a-z0-9-], Detect and Parse", p.Name))
+	if !nameRE.MatchString(p.Name) || p.Detect == nil || p.Parse == nil || p.Capability == nil {
+		panic(fmt.Sprintf("provider: Register(%q): a provider needs a name of [a-z0-9-], Detect, Capability and Parse", p.Name))
+	}
+	parse, capability := p.Parse, p.Capability
+	p.Parse = func(in Input, sink driver.EventSink) Parsed {
+		r := parse(in, sink)
+		r.Capability = capability(in)
+		return r
 	}
 	if !targetRE.MatchString(p.FuzzTarget()) {
 		panic(fmt.Sprintf("provider: Register(%q): fuzz target %q is not Fuzz, a capital letter, letters and digits", p.Name, p.FuzzTarget()))

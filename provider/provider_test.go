@@ -171,13 +171,14 @@ func TestRegister(t *testing.T) {
 	}
 	for _, bad := range []provider.Provider{
 		{},
-		{Name: "Bad Name", Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
-		{Name: names[0], Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
+		{Name: "no-capability", Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
+		{Name: "Bad Name", Detect: func([]byte) (int, bool) { return 0, false }, Capability: noCapability, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
+		{Name: names[0], Detect: func([]byte) (int, bool) { return 0, false }, Capability: noCapability, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
 		// A fuzz target named badly, or beginning another's (FuzzCodex is
 		// codex's: compile_native_go_fuzzer could find neither).
-		{Name: "fuzz-bad", Fuzz: provider.Fuzz{Target: "Fuzz_bad"}, Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
-		{Name: "codex-two", Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
-		{Name: "cod", Detect: func([]byte) (int, bool) { return 0, false }, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
+		{Name: "fuzz-bad", Fuzz: provider.Fuzz{Target: "Fuzz_bad"}, Detect: func([]byte) (int, bool) { return 0, false }, Capability: noCapability, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
+		{Name: "codex-two", Detect: func([]byte) (int, bool) { return 0, false }, Capability: noCapability, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
+		{Name: "cod", Detect: func([]byte) (int, bool) { return 0, false }, Capability: noCapability, Parse: func(provider.Input, driver.EventSink) provider.Parsed { return provider.Parsed{} }},
 	} {
 		func() {
 			defer func() {
@@ -189,6 +190,8 @@ func TestRegister(t *testing.T) {
 		}()
 	}
 }
+
+func noCapability(provider.Input) driver.StreamCapability { return driver.StreamCapability{} }
 
 func TestFuzzTarget(t *testing.T) {
 	for name, want := range map[string]string{"codex": "FuzzCodex", "appserver": "FuzzAppServer", "anthropic-messages": "FuzzAnthropicMessages", "openai-chat": "FuzzOpenAIChat"} {

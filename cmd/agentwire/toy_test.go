@@ -32,6 +32,7 @@ func init() {
 		},
 		Switches: []provider.Switch{{Name: "toy-shout", Usage: "toy: upper-case the output",
 			FromMeta: func(m provider.Meta) bool { return m.HasArg("--shout") }}},
+		Capability: func(provider.Input) driver.StreamCapability { return driver.StreamCapability{} },
 		Parse: func(in provider.Input, sink driver.EventSink) provider.Parsed {
 			p := &toyParser{em: emit.New(sink, in.Streaming, driver.StreamCapability{}), shout: in.Settings["toy-shout"]}
 			resp, err := feed.Parse(toyFraming, p, feed.Capture{Stdout: in.Stdout, Stderr: in.Stderr, Outcome: in.Outcome}, in.Observe, nil)
