@@ -1,10 +1,12 @@
 package corpus_test
 
 import (
+	"bytes"
 	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/agentwire/agentwire/corpus"
@@ -59,4 +61,56 @@ func TestUpdate(t *testing.T) {
 		t.Fatalf("written golden differs from the committed one:\n%s", corpus.DiffJSON(sample.Golden, got))
 	}
 	t.Run("compare", func(t *testing.T) { corpus.TestDir(t, dir, corpus.TestOptions{}) })
+}
+
+// TestDiscard: a replay that keeps no emission (Options.Discard), its
+// document written as the parse goes (Begin, Live, DocumentWriter), gives
+// every case of the corpus byte for byte the document of the recording
+// replay, and the same findings, under the whole and the random chunking.
+func TestDiscard(t *testing.T) {
+	cases, err := corpus.Load(os.DirFS("."), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 50 {
+		t.Fatalf("only %d cases", len(cases))
+	}
+	for _, c := range cases {
+		for _, ch := range []corpus.Chunking{corpus.Whole, corpus.Random(uint64(len(c.Stdout)))} {
+			want, err := corpus.Options{Chunking: ch}.Replay(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantJSON, err := want.JSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			var dw *corpus.DocumentWriter
+			var werr error
+			o := corpus.Options{Chunking: ch, Discard: true,
+				Begin: func(p string, cp corpus.Capability) { dw = corpus.NewDocumentWriter(&out, p, cp) },
+				Live: func(_ int, ev corpus.Event, _ corpus.Origin) {
+					if err := dw.Event(&ev); err != nil && werr == nil {
+						werr = err
+					}
+				}}
+			got, err := o.Replay(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := dw.Close(&got.Document.Response, got.Document.Violations); err != nil || werr != nil {
+				t.Fatal(err, werr)
+			}
+			if got.Document.Events != nil || got.Origins != nil || got.Sink != nil {
+				t.Errorf("%s: a discarding replay kept its events", c.Name)
+			}
+			if !bytes.Equal(out.Bytes(), wantJSON) {
+				t.Errorf("%s (%s): the streamed document differs (-recorded +discarding):\n%s", c.Name, ch.Name, corpus.DiffJSON(wantJSON, out.Bytes()))
+			}
+			if !reflect.DeepEqual(got.Findings, want.Findings) {
+				t.Errorf("%s (%s): findings differ:\n got %v\nwant %v", c.Name, ch.Name, got.Findings, want.Findings)
+			}
+		}
+	}
 }

@@ -117,64 +117,111 @@ func (d *Document) Marshal() ([]byte, error) {
 
 // Encode writes the canonical text of the document (what Marshal returns)
 // to w member by member and event by event, so that the text of a long
-// run is never held whole: `agentwire parse --format json` writes it so.
-// The indentation of a value does not depend on what surrounds it, so the
-// pieces join into exactly the text of the document encoded at once.
+// run is never held whole: it is a DocumentWriter given the document's
+// members in turn.
 func (d *Document) Encode(w io.Writer) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	// piece writes before, v indented for its depth (its first line
-	// unprefixed, as it follows before), and after.
-	piece := func(before string, v any, prefix, after string) error {
-		buf.Reset()
-		enc.SetIndent(prefix, "  ")
-		if err := enc.Encode(v); err != nil {
+	dw := NewDocumentWriter(w, d.Provider, d.Capability)
+	if d.Events == nil {
+		// A document without its events (Options.Discard): null, as
+		// encoding/json writes a nil slice.
+		dw.bw.WriteString("  \"events\": null,\n")
+		dw.state = docEventsClosed
+	}
+	for i := range d.Events {
+		if err := dw.Event(&d.Events[i]); err != nil {
 			return err
 		}
-		bw.WriteString(before)
-		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-		_, err := bw.WriteString(after)
-		return err
 	}
-	if err := piece("{\n  \"provider\": ", d.Provider, "  ", ",\n"); err != nil {
-		return err
+	return dw.Close(&d.Response, d.Violations)
+}
+
+// DocumentWriter writes the canonical text of a Document (what Marshal
+// returns) as a run goes: the head when it is made, each event as it
+// comes, the response and the violations at Close. `agentwire parse
+// --format json` writes a replay's document so (Options.Begin, Live and
+// Discard), keeping no event. The indentation of a value does not depend
+// on what surrounds it, so the pieces join into exactly the text of the
+// document encoded at once.
+type DocumentWriter struct {
+	bw    *bufio.Writer
+	buf   bytes.Buffer
+	enc   *json.Encoder
+	state int
+	err   error
+}
+
+const (
+	docNoEvents = iota
+	docInEvents
+	docEventsClosed
+)
+
+// NewDocumentWriter writes the head of a document (its provider and
+// capability) to w and returns the writer of the rest.
+func NewDocumentWriter(w io.Writer, provider string, capability Capability) *DocumentWriter {
+	dw := &DocumentWriter{bw: bufio.NewWriterSize(w, 64<<10)}
+	dw.enc = json.NewEncoder(&dw.buf)
+	dw.enc.SetEscapeHTML(false)
+	dw.head(provider, capability)
+	return dw
+}
+
+func (dw *DocumentWriter) head(provider string, capability Capability) {
+	dw.piece("{\n  \"provider\": ", provider, "  ", ",\n")
+	dw.piece("  \"capability\": ", &capability, "  ", ",\n")
+}
+
+// piece writes before, v indented for its depth (its first line
+// unprefixed, as it follows before), and after; the first error sticks.
+func (dw *DocumentWriter) piece(before string, v any, prefix, after string) {
+	if dw.err != nil {
+		return
 	}
-	if err := piece("  \"capability\": ", &d.Capability, "  ", ",\n"); err != nil {
-		return err
+	dw.buf.Reset()
+	dw.enc.SetIndent(prefix, "  ")
+	if dw.err = dw.enc.Encode(v); dw.err != nil {
+		return
 	}
-	switch {
-	case d.Events == nil:
-		bw.WriteString("  \"events\": null,\n")
-	case len(d.Events) == 0:
-		bw.WriteString("  \"events\": [],\n")
-	default:
-		bw.WriteString("  \"events\": [\n")
-		for i := range d.Events {
-			after := ",\n"
-			if i == len(d.Events)-1 {
-				after = "\n"
-			}
-			if err := piece("    ", &d.Events[i], "    ", after); err != nil {
-				return err
-			}
-		}
-		bw.WriteString("  ],\n")
+	dw.bw.WriteString(before)
+	dw.bw.Write(bytes.TrimSuffix(dw.buf.Bytes(), []byte("\n")))
+	_, dw.err = dw.bw.WriteString(after)
+}
+
+// Event writes the next event.
+func (dw *DocumentWriter) Event(ev *Event) error {
+	before := ",\n    "
+	if dw.state == docNoEvents {
+		before = "  \"events\": [\n    "
+		dw.state = docInEvents
 	}
-	if err := piece("  \"response\": ", &d.Response, "  ", ",\n"); err != nil {
-		return err
+	dw.piece(before, ev, "    ", "")
+	return dw.err
+}
+
+// Close writes the response and the violations, ending the document, and
+// flushes it.
+func (dw *DocumentWriter) Close(resp *DocResponse, violations []adaptertest.Violation) error {
+	switch dw.state {
+	case docNoEvents:
+		dw.bw.WriteString("  \"events\": [],\n")
+	case docInEvents:
+		dw.bw.WriteString("\n  ],\n")
 	}
-	if err := piece("  \"violations\": ", d.Violations, "  ", "\n}\n"); err != nil {
-		return err
+	dw.state = docEventsClosed
+	dw.piece("  \"response\": ", resp, "  ", ",\n")
+	dw.piece("  \"violations\": ", violations, "  ", "\n}\n")
+	if dw.err != nil {
+		return dw.err
 	}
-	return bw.Flush()
+	return dw.bw.Flush()
 }
 
 // newDocResponse converts a response; stdout and stderr are the exact raw
 // bytes of the run.
-func newDocResponse(resp driver.Response, stdout, stderr []byte) DocResponse {
-	sum := sha256.Sum256(stdout)
+func newDocResponse(resp driver.Response, stdout string, stderr []byte) DocResponse {
+	h := sha256.New()
+	h.Write(stringBytes(stdout))
+	sum := h.Sum(nil)
 	d := DocResponse{
 		Output:       resp.Output,
 		Summary:      resp.Summary,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/provider"
 )
@@ -28,14 +27,15 @@ type Parsed struct {
 	Wire []Finding
 }
 
-// parse replays c with its provider from the registry: the options its
-// meta.json implies (Case.Settings overriding), its outcome, stdout and
-// stdin delivered by ch, the previous run's checkpoint state for a
-// resumed run, sink told each frame's origin.
-func parse(c *Case, ch Chunking, streaming bool, sink *adaptertest.RecordingSink, stdout io.Reader) (Parsed, error) {
+// prepare returns c's provider from the registry and the input of its
+// replay: the options its meta.json implies (Case.Settings overriding), its
+// outcome, stdout (or the given reader) and stdin delivered by ch, the
+// previous run's checkpoint state for a resumed run. The caller sets
+// Observe.
+func prepare(c *Case, ch Chunking, streaming bool, stdout io.Reader) (provider.Provider, provider.Input, error) {
 	p, ok := provider.Lookup(c.Provider)
 	if !ok {
-		return Parsed{}, fmt.Errorf("no provider %q is registered", c.Provider)
+		return p, provider.Input{}, fmt.Errorf("no provider %q is registered", c.Provider)
 	}
 	settings := p.SettingsFrom(c.Meta)
 	for k, v := range c.Settings {
@@ -47,7 +47,6 @@ func parse(c *Case, ch Chunking, streaming bool, sink *adaptertest.RecordingSink
 			Outcome: c.Meta.Outcome(), HTTPStatus: c.Meta.HTTPStatus, ContentType: c.Meta.ContentType,
 		},
 		Streaming: streaming, Settings: settings, SessionData: c.Meta.SessionData(),
-		Observe: sink.At,
 	}
 	if stdout != nil {
 		in.Stdout = stdout
@@ -63,10 +62,15 @@ func parse(c *Case, ch Chunking, streaming bool, sink *adaptertest.RecordingSink
 			}
 		}
 	}
+	return p, in, nil
+}
+
+// parse runs p over in into sink.
+func parse(p provider.Provider, in provider.Input, sink driver.EventSink) Parsed {
 	r := p.Parse(in, sink)
-	out := Parsed{Capability: r.Capability, Streaming: streaming, Response: r.Response, Err: r.Err, Codec: p.Codec}
+	out := Parsed{Capability: r.Capability, Streaming: in.Streaming, Response: r.Response, Err: r.Err, Codec: p.Codec}
 	for _, f := range r.Findings {
 		out.Wire = append(out.Wire, Finding{Violation: adaptertestViolation(f), Offset: f.Offset, Line: f.Line})
 	}
-	return out, nil
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/internal/chunk"
@@ -62,6 +63,16 @@ type Options struct {
 	// emits it (chunk events are not Document events), with its index
 	// among the Document's events and its origin.
 	Live func(i int, ev Event, o Origin)
+	// Begin, when set, is called once before the parse with the parser's
+	// capability (what the Document's Capability will be): a consumer
+	// writing the document as it comes (DocumentWriter) writes its head.
+	Begin func(provider string, capability Capability)
+	// Discard keeps no emission: each is judged as it comes
+	// (adaptertest.Checker) and handed to Live, and then dropped, so that
+	// a replay's memory is the parser's, not a copy of every event. The
+	// Result's Document then has no Events (nil), Origins and Sink are
+	// nil; its findings and everything else are the same.
+	Discard bool
 }
 
 // Replay parses c with its provider's parser, delivering stdout whole, and
@@ -72,10 +83,10 @@ func Replay(c *Case) (*Result, error) { return Options{}.Replay(c) }
 type Result struct {
 	Case *Case
 	Parsed
-	// Sink holds every emission with its origin.
+	// Sink holds every emission with its origin (nil with Options.Discard).
 	Sink *adaptertest.RecordingSink
 	// Document is the JSON document; Origins[i] is the origin of
-	// Document.Events[i].
+	// Document.Events[i] (both without events with Options.Discard).
 	Document *Document
 	Origins  []Origin
 	// Findings are the document's violations with the offset of the
@@ -156,81 +167,68 @@ func (o Options) Replay(c *Case) (*Result, error) {
 	if ch.Reader == nil {
 		ch = Whole
 	}
-	sink := newSink(o.Live)
-	p, err := parse(c, ch, !o.NoStream, sink, o.Stdout)
+	p, in, err := prepare(c, ch, !o.NoStream, o.Stdout)
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %s: %w", c.Name, err)
 	}
-	r := &Result{Case: c, Parsed: p, Sink: sink}
-	if err := r.build(); err != nil {
-		return nil, fmt.Errorf("corpus: %s: %w", c.Name, err)
+	capability := p.Capability(in)
+	if o.Begin != nil {
+		o.Begin(c.Provider, capabilityOf(capability))
 	}
+	sink := newDocSink(!o.Discard, o.Live)
+	check := adaptertest.NewChecker(in.Streaming, capability)
+	check.Next = sink
+	in.Observe = check.At
+	r := &Result{Case: c, Parsed: parse(p, in, check), Sink: sink.rec}
+	r.build(sink, check)
 	return r, nil
 }
 
-func (r *Result) build() error {
-	c, p, sink := r.Case, r.Parsed, r.Sink
-	events, payloadAt, eventAt, origins := docEvents(sink)
-	stdout := c.Stdout
-	if rs := p.Response.RawStreams; rs != nil && rs.Stdout != string(stdout) {
-		// A live source, or a parser that lost bytes: the document
-		// describes what was read. Otherwise the case's own bytes serve,
-		// without a copy of the whole stream (the comparison allocates
-		// nothing).
-		stdout = []byte(rs.Stdout)
+func (r *Result) build(sink *docSink, check *adaptertest.Checker) {
+	c, p := r.Case, r.Parsed
+	var stdout string
+	if rs := p.Response.RawStreams; rs != nil {
+		// What the framing tee read: the case's bytes, or a live source's.
+		stdout = rs.Stdout
+	} else {
+		stdout = string(c.Stdout)
 	}
 	doc := &Document{
 		Provider:   c.Provider,
 		Capability: capabilityOf(p.Capability),
-		Events:     events,
 		Response:   newDocResponse(p.Response, stdout, c.Stderr),
 		Violations: []adaptertest.Violation{},
 	}
-	place := func(v adaptertest.Violation, at []int) {
-		f := Finding{Violation: v, Offset: -1}
-		f.Index = -1
-		if v.Index >= 0 && v.Index < len(at) {
-			f.Index = at[v.Index]
-		}
-		if f.Index >= 0 {
-			f.Offset, f.Line = origins[f.Index].Offset, origins[f.Index].Line
-		}
-		doc.Violations = append(doc.Violations, f.Violation)
-		r.Findings = append(r.Findings, f)
+	if sink.rec != nil {
+		doc.Events, r.Origins = docEvents(sink.rec)
 	}
-	if p.Streaming {
-		for _, v := range adaptertest.CheckStream(p.Capability, sink.Payloads) {
-			place(v, payloadAt)
+	report := check.Report(p.Response, p.Err, p.Codec)
+	for _, part := range [][]adaptertest.Placed{report.Stream, report.Finish, report.Run, report.Response} {
+		for _, v := range part {
+			f := Finding{Violation: v.Violation, Offset: -1}
+			f.Index = v.Place.Index
+			if f.Index >= 0 {
+				f.Offset, f.Line = v.Place.Origin.Offset, v.Place.Origin.Line
+			}
+			doc.Violations = append(doc.Violations, f.Violation)
+			r.Findings = append(r.Findings, f)
 		}
-		for _, v := range adaptertest.CheckFinish(p.Capability, sink.Payloads, p.Response) {
-			place(v, payloadAt)
-		}
-	}
-	for _, v := range adaptertest.CheckRun(sink.Events, p.Response) {
-		place(v, eventAt)
-	}
-	for _, v := range adaptertest.CheckResponse(p.Response, p.Err, p.Codec) {
-		place(v, nil)
 	}
 	// Malformed input, once per frame. A final line cut off without its
 	// newline is a truncated capture (a killed or crashed process), told
 	// apart from damage in the middle of the stream.
-	seen := map[int64]bool{}
-	lastNL := int64(bytes.LastIndexByte(stdout, '\n'))
-	truncated := len(stdout) > 0 && stdout[len(stdout)-1] != '\n' && jsonPrefix(stdout[lastNL+1:])
-	for i, ev := range events {
-		why, ok := malformed(ev)
-		if !ok || seen[origins[i].Offset] {
-			continue
-		}
-		seen[origins[i].Offset] = true
+	lastNL := int64(strings.LastIndexByte(stdout, '\n'))
+	truncated := func() bool {
+		return len(stdout) > 0 && stdout[len(stdout)-1] != '\n' && jsonPrefix(stringBytes(stdout[lastNL+1:]))
+	}
+	for _, b := range sink.bad {
 		clause := Malformed
-		if truncated && origins[i].Offset > lastNL {
+		if b.at.Offset > lastNL && truncated() {
 			clause = Truncated
 		}
 		r.Findings = append(r.Findings, Finding{
-			Violation: adaptertest.Violation{Clause: clause, Index: i, Message: why},
-			Offset:    origins[i].Offset, Line: origins[i].Line,
+			Violation: adaptertest.Violation{Clause: clause, Index: b.index, Message: b.why},
+			Offset:    b.at.Offset, Line: b.at.Line,
 		})
 	}
 	r.Findings = append(r.Findings, p.Wire...)
@@ -241,9 +239,12 @@ func (r *Result) build() error {
 		})
 	}
 	r.cleanExit = c.Meta.ExitCode == 0 && c.Meta.Signal == ""
-	r.Document, r.Origins = doc, origins
-	return nil
+	r.Document = doc
 }
+
+// stringBytes returns the bytes of s without a copy, for reading only (the
+// last line of a stdout can be most of it).
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // jsonPrefix reports whether line (without its newline) is a proper prefix
 // of a JSON value: it is not valid JSON, and the first problem is the end

@@ -11,42 +11,92 @@ import (
 // Offset = len(stdout) and Line 0.
 type Origin = adaptertest.Origin
 
-// newSink returns the recording sink of a replay; live, when set, is
-// called with every Document event as it is recorded (chunk events are
-// recorded for adaptertest.CheckRun but are not Document events), with
-// its index among the Document's events and its origin.
-func newSink(live func(i int, ev Event, o Origin)) *adaptertest.RecordingSink {
-	s := &adaptertest.RecordingSink{}
-	if live == nil {
-		return s
-	}
-	n := 0
-	s.OnEmit = func(e adaptertest.Emission) {
-		var ev Event
-		if e.Stream {
-			ev = Event{Stream: &s.Payloads[e.Index]}
-		} else if d := &s.Events[e.Index]; d.Type == driver.RunEventChunk {
-			return
-		} else if d.Type == driver.RunEventItem && d.Item != nil {
-			ev = Event{Item: d.Item}
-		} else {
-			ev = Event{RunEvent: d}
-		}
-		live(n, ev, e.Origin)
-		n++
-	}
-	return s
+// docSink is the sink a replay gives the parser (behind an
+// adaptertest.Checker, which judges each emission and then tells docSink
+// where the frames start): it numbers the Document events (every emission
+// but chunk events) as they come, records the ones that report malformed
+// input, records everything in rec unless the replay discards, and hands
+// each Document event to live.
+type docSink struct {
+	rec  *adaptertest.RecordingSink // nil when the replay discards
+	live func(i int, ev Event, o Origin)
+	at   Origin
+	n    int
+	bad  []badFrame
+	seen map[int64]bool
 }
 
-// docEvents returns the Document events of what s recorded and, for each
-// payload and each RunEvent, its position among them (-1 for chunk
-// events).
-func docEvents(s *adaptertest.RecordingSink) (events []Event, payloadAt, eventAt []int, origins []Origin) {
-	payloadAt = make([]int, len(s.Payloads))
-	eventAt = make([]int, len(s.Events))
+// badFrame is the first Document event of a frame that a parser reported
+// as malformed.
+type badFrame struct {
+	index int
+	at    Origin
+	why   string
+}
+
+func newDocSink(record bool, live func(i int, ev Event, o Origin)) *docSink {
+	d := &docSink{live: live, seen: map[int64]bool{}}
+	if record {
+		d.rec = &adaptertest.RecordingSink{}
+	}
+	return d
+}
+
+// At sets the origin of the emissions that follow.
+func (d *docSink) At(offset int64, line int) {
+	d.at = Origin{Offset: offset, Line: line}
+	if d.rec != nil {
+		d.rec.At(offset, line)
+	}
+}
+
+// Emit takes a RunEvent; chunk events are recorded (for RUN-01) but are not
+// Document events.
+func (d *docSink) Emit(ev driver.RunEvent) error {
+	if d.rec != nil {
+		if err := d.rec.Emit(ev); err != nil {
+			return err
+		}
+		ev = d.rec.Events[len(d.rec.Events)-1]
+	}
+	switch {
+	case ev.Type == driver.RunEventChunk:
+	case ev.Type == driver.RunEventItem && ev.Item != nil:
+		d.event(Event{Item: ev.Item})
+	default:
+		d.event(Event{RunEvent: &ev})
+	}
+	return nil
+}
+
+// EmitStream takes a StreamPayload.
+func (d *docSink) EmitStream(p driver.StreamPayload) error {
+	if d.rec != nil {
+		if err := d.rec.EmitStream(p); err != nil {
+			return err
+		}
+	}
+	d.event(Event{Stream: &p})
+	return nil
+}
+
+func (d *docSink) event(ev Event) {
+	i := d.n
+	d.n++
+	if why, ok := malformed(ev); ok && !d.seen[d.at.Offset] {
+		d.seen[d.at.Offset] = true
+		d.bad = append(d.bad, badFrame{index: i, at: d.at, why: why})
+	}
+	if d.live != nil {
+		d.live(i, ev, d.at)
+	}
+}
+
+// docEvents returns the Document events of what s recorded, with their
+// origins.
+func docEvents(s *adaptertest.RecordingSink) (events []Event, origins []Origin) {
 	for _, e := range s.Order {
 		if e.Stream {
-			payloadAt[e.Index] = len(events)
 			events = append(events, Event{Stream: &s.Payloads[e.Index]})
 			origins = append(origins, e.Origin)
 			continue
@@ -54,13 +104,10 @@ func docEvents(s *adaptertest.RecordingSink) (events []Event, payloadAt, eventAt
 		ev := &s.Events[e.Index]
 		switch {
 		case ev.Type == driver.RunEventChunk:
-			eventAt[e.Index] = -1
 			continue
 		case ev.Type == driver.RunEventItem && ev.Item != nil:
-			eventAt[e.Index] = len(events)
 			events = append(events, Event{Item: ev.Item})
 		default:
-			eventAt[e.Index] = len(events)
 			events = append(events, Event{RunEvent: ev})
 		}
 		origins = append(origins, e.Origin)
@@ -68,5 +115,5 @@ func docEvents(s *adaptertest.RecordingSink) (events []Event, payloadAt, eventAt
 	if events == nil {
 		events = []Event{}
 	}
-	return events, payloadAt, eventAt, origins
+	return events, origins
 }
