@@ -69,3 +69,34 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// apiEvents are the data of model-API stream events as the providers
+// write them: an OpenAI Chat Completions chunk (compact, a short delta in
+// a long envelope), a Responses output_text.delta, and a Gemini
+// GenerateContentResponse (the server's `": "` spacing, usageMetadata on
+// every event). Check runs over every event of those streams.
+var apiEvents = [][]byte{
+	[]byte(`{"id":"chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0","object":"chat.completion.chunk","created":1770933892,"model":"gpt-4.1-nano-2025-04-14","service_tier":"default","system_fingerprint":"fp_de604bd877","choices":[{"index":0,"delta":{"content":" quick"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"Qup1BsQ3"}`),
+	[]byte(`{"type":"response.output_text.delta","sequence_number":1234,"item_id":"msg_0cc96ac817fdc57e006933373b41c08198a4bd2da2a1b4a7c1","output_index":1,"content_index":0,"delta":" \"quoted\"","logprobs":[],"obfuscation":"LHvs3Ds"}`),
+	[]byte(`{"candidates": [{"content": {"parts": [{"text": "The first 50 prime numbers add up to 5117; I checked it with a short program, \"quoted\" and caf\u00e9 \u003cok\u003e. "}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 1250,"totalTokenCount": 1490,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 1250}],"thoughtsTokenCount": 240},"modelVersion": "gemini-2.5-flash","responseId": "ZiS5ae3fFoSAkdUPnfrxqQU"}`),
+}
+
+func BenchmarkCheckAPI(b *testing.B) {
+	for _, ev := range apiEvents {
+		typ, _ := PeekString(ev, "object", nil)
+		if t, ok := PeekString(ev, "type", nil); ok {
+			typ = t
+		}
+		if len(typ) == 0 {
+			typ = []byte("gemini")
+		}
+		b.Run(string(typ), func(b *testing.B) {
+			b.SetBytes(int64(len(ev)))
+			for b.Loop() {
+				if Check(ev, 0) != nil {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}

@@ -260,174 +260,165 @@ func check(b []byte, maxDepth int, fn func(name, value []byte)) error {
 	if maxDepth > StackDepth {
 		stack = make([]uint64, (maxDepth+63)/64)
 	}
-	const (
-		stValue     = iota // expecting a value
-		stAfter            // after a complete value
-		stKey              // expecting an object key
-		stAfterOpen        // after '[' or '{': a closer or the first element
+	// The grammar is a loop over three states, each a label: value (a value
+	// starts at b[i]), after (a value ended before b[i]) and key (an object
+	// key starts at b[i]); the innermost container's kind is inObj, the
+	// outer ones' kinds are bits of stack. A goto between labels costs
+	// nothing, where a state variable costs a dispatch per token.
+	var (
+		depth int
+		inObj bool
+		c     byte
+		j     int
+		err   error
+		ok    bool
+		name  []byte // with fn: the current top-level member's name
+		vs    int    // with fn: where its value starts
 	)
-	depth := 0
-	st := stValue
 	i := skipWS(b, 0)
-	// With fn, the top-level object's current member: its name and where
-	// its value starts.
 	hook := fn != nil && i < len(b) && b[i] == '{'
-	var name []byte
-	vs := 0
-	for {
-		switch st {
-		case stValue:
-			if i >= len(b) {
-				return unexpectedEnd(len(b))
-			}
-			if hook && depth == 1 {
-				vs = i
-			}
-			switch c := b[i]; {
-			case c == '{' || c == '[':
-				depth++
-				if depth > maxDepth {
-					return tooDeep(i)
-				}
-				w, bit := uint(depth-1)/64, uint64(1)<<(uint(depth-1)%64)
-				if c == '{' {
-					stack[w] |= bit
-				} else {
-					stack[w] &^= bit
-				}
-				i = skipWS(b, i+1)
-				st = stAfterOpen
-				continue
-			case c == '"':
-				j, err := scanString(b, i)
-				if err != nil {
-					return err
-				}
-				i = j
-			case c == '-' || ('0' <= c && c <= '9'):
-				j, err := scanNumber(b, i)
-				if err != nil {
-					return err
-				}
-				i = j
-			case c == 't':
-				j, err := scanLiteral(b, i, "true")
-				if err != nil {
-					return err
-				}
-				i = j
-			case c == 'f':
-				j, err := scanLiteral(b, i, "false")
-				if err != nil {
-					return err
-				}
-				i = j
-			case c == 'n':
-				j, err := scanLiteral(b, i, "null")
-				if err != nil {
-					return err
-				}
-				i = j
-			default:
-				return invalidChar(b, i, "looking for beginning of value")
-			}
-			if hook && depth == 1 {
-				fn(name, b[vs:i])
-			}
-			st = stAfter
-		case stAfterOpen:
-			if i >= len(b) {
-				return unexpectedEnd(len(b))
-			}
-			if isObject(stack, depth) {
-				if b[i] == '}' {
-					depth--
-					i++
-					st = stAfter
-					if hook && depth == 1 {
-						fn(name, b[vs:i])
-					}
-				} else {
-					st = stKey
-				}
-			} else {
-				if b[i] == ']' {
-					depth--
-					i++
-					st = stAfter
-					if hook && depth == 1 {
-						fn(name, b[vs:i])
-					}
-				} else {
-					st = stValue
-				}
-			}
-		case stKey:
-			if i >= len(b) {
-				return unexpectedEnd(len(b))
-			}
-			if b[i] != '"' {
-				return invalidChar(b, i, "looking for beginning of object key string")
-			}
-			j, err := scanString(b, i)
-			if err != nil {
-				return err
-			}
-			if hook && depth == 1 {
-				name = b[i:j]
-			}
-			i = skipWS(b, j)
-			if i >= len(b) {
-				return unexpectedEnd(len(b))
-			}
-			if b[i] != ':' {
-				return invalidChar(b, i, "after object key")
-			}
-			i = skipWS(b, i+1)
-			st = stValue
-		case stAfter:
-			i = skipWS(b, i)
-			if depth == 0 {
-				if i < len(b) {
-					return invalidChar(b, i, "after top-level value")
-				}
-				return nil
-			}
-			if i >= len(b) {
-				return unexpectedEnd(len(b))
-			}
-			c := b[i]
-			if isObject(stack, depth) {
-				switch c {
-				case ',':
-					i = skipWS(b, i+1)
-					st = stKey
-				case '}':
-					depth--
-					i++
-					if hook && depth == 1 {
-						fn(name, b[vs:i])
-					}
-				default:
-					return invalidChar(b, i, "after object key:value pair")
-				}
-			} else {
-				switch c {
-				case ',':
-					i = skipWS(b, i+1)
-					st = stValue
-				case ']':
-					depth--
-					i++
-					if hook && depth == 1 {
-						fn(name, b[vs:i])
-					}
-				default:
-					return invalidChar(b, i, "after array element")
-				}
-			}
-		}
+
+value:
+	if i >= len(b) {
+		return unexpectedEnd(len(b))
 	}
+	if hook && depth == 1 {
+		vs = i
+	}
+	switch c = b[i]; c {
+	case '"':
+		if j, _, ok = StringEnd(b, i); !ok {
+			_, err = scanString(b, i)
+			return err
+		}
+		i = j
+	case '{', '[':
+		depth++
+		if depth > maxDepth {
+			return tooDeep(i)
+		}
+		w, bit := uint(depth-1)/64, uint64(1)<<(uint(depth-1)%64)
+		inObj = c == '{'
+		if inObj {
+			stack[w] |= bit
+		} else {
+			stack[w] &^= bit
+		}
+		if i = ws(b, i+1); i >= len(b) {
+			return unexpectedEnd(len(b))
+		}
+		if inObj {
+			if b[i] == '}' {
+				i++
+				goto closed
+			}
+			goto key
+		}
+		if b[i] == ']' {
+			i++
+			goto closed
+		}
+		goto value
+	case 't':
+		if j, err = scanLiteral(b, i, "true"); err != nil {
+			return err
+		}
+		i = j
+	case 'f':
+		if j, err = scanLiteral(b, i, "false"); err != nil {
+			return err
+		}
+		i = j
+	case 'n':
+		if j, err = scanLiteral(b, i, "null"); err != nil {
+			return err
+		}
+		i = j
+	default:
+		if c != '-' && (c < '0' || c > '9') {
+			return invalidChar(b, i, "looking for beginning of value")
+		}
+		if j, err = scanNumber(b, i); err != nil {
+			return err
+		}
+		i = j
+	}
+	if hook && depth == 1 {
+		fn(name, b[vs:i])
+	}
+	goto after
+
+closed: // the container at depth closed before b[i]
+	depth--
+	inObj = depth > 0 && isObject(stack, depth)
+	if hook && depth == 1 {
+		fn(name, b[vs:i])
+	}
+
+after:
+	i = ws(b, i)
+	if depth == 0 {
+		if i < len(b) {
+			return invalidChar(b, i, "after top-level value")
+		}
+		return nil
+	}
+	if i >= len(b) {
+		return unexpectedEnd(len(b))
+	}
+	c = b[i]
+	if inObj {
+		switch c {
+		case ',':
+			i = ws(b, i+1)
+			goto key
+		case '}':
+			i++
+			goto closed
+		}
+		return invalidChar(b, i, "after object key:value pair")
+	}
+	switch c {
+	case ',':
+		i = ws(b, i+1)
+		goto value
+	case ']':
+		i++
+		goto closed
+	}
+	return invalidChar(b, i, "after array element")
+
+key:
+	if i >= len(b) {
+		return unexpectedEnd(len(b))
+	}
+	if b[i] != '"' {
+		return invalidChar(b, i, "looking for beginning of object key string")
+	}
+	if j, _, ok = StringEnd(b, i); !ok {
+		_, err = scanString(b, i)
+		return err
+	}
+	if hook && depth == 1 {
+		name = b[i:j]
+	}
+	if i = ws(b, j); i >= len(b) {
+		return unexpectedEnd(len(b))
+	}
+	if b[i] != ':' {
+		return invalidChar(b, i, "after object key")
+	}
+	i = ws(b, i+1)
+	goto value
+}
+
+// ws is skipWS with the common case, no whitespace at all, decided
+// without a loop.
+func ws(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i
+	}
+	return skipWS(b, i)
 }
 
 func isObject(stack []uint64, depth int) bool {
