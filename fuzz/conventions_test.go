@@ -45,15 +45,20 @@ type framingCase[F, O any] struct {
 
 func TestFramingConventions(t *testing.T) {
 	long := strings.Repeat("x", 100)
-	t.Run("sse", framingCase[sse.Frame, sse.Options]{
-		newReader: func(r io.Reader, o sse.Options) convReader[sse.Frame, sse.Options] { return sse.NewReader(r, o) },
-		newDecoder: func(o sse.Options, e func(sse.Frame, error) error) convDecoder[sse.Frame, sse.Options] {
+	t.Run("sse", framingCase[*sse.Frame, sse.Options]{
+		newReader: func(r io.Reader, o sse.Options) convReader[*sse.Frame, sse.Options] { return sse.NewReader(r, o) },
+		newDecoder: func(o sse.Options, e func(*sse.Frame, error) error) convDecoder[*sse.Frame, sse.Options] {
 			return sse.NewDecoder(o, e)
 		},
 		recoverable: sse.IsRecoverable,
-		raw:         func(f sse.Frame) []byte { return f.Raw },
-		opts:        sse.Options{MaxEventSize: 64, DiscardIncomplete: true},
-		input:       "data: a\n\ndata: " + long + "\n\n: c\ndata: b\n\ndata: cut",
+		raw: func(f *sse.Frame) []byte {
+			if f == nil {
+				return nil
+			}
+			return f.Raw
+		},
+		opts:  sse.Options{MaxEventSize: 64, DiscardIncomplete: true},
+		input: "data: a\n\ndata: " + long + "\n\n: c\ndata: b\n\ndata: cut",
 	}.run)
 	t.Run("ndjson", framingCase[ndjson.Frame, ndjson.Options]{
 		newReader: func(r io.Reader, o ndjson.Options) convReader[ndjson.Frame, ndjson.Options] {

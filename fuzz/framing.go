@@ -107,7 +107,7 @@ func SSEFrames(src io.Reader, data []byte) ([]string, error) {
 // the same lines as SSEFrames.
 func SSEPush(data []byte, ch io.Reader) ([]string, error) {
 	var out []string
-	d := sse.NewDecoder(sse.Options{MaxEventSize: SSEMaxEvent, Spans: true}, func(f sse.Frame, err error) error {
+	d := sse.NewDecoder(sse.Options{MaxEventSize: SSEMaxEvent, Spans: true}, func(f *sse.Frame, err error) error {
 		if err != nil {
 			out = append(out, "error "+err.Error())
 			return nil

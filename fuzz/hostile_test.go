@@ -256,7 +256,7 @@ func TestHostileManyEvents(t *testing.T) {
 		t.Errorf("Reader allocated %d KiB for %d events", used>>10, n)
 	}
 	count = 0
-	d := sse.NewDecoder(sse.Options{}, func(f sse.Frame, err error) error {
+	d := sse.NewDecoder(sse.Options{}, func(f *sse.Frame, err error) error {
 		if err != nil {
 			return err
 		}

@@ -84,7 +84,9 @@
 //     incomplete event discarded), whose position and, where the package
 //     has it, length say what; or (zero Frame, fatal err), sticky: a
 //     read or Tee error, and io.EOF at the end. A fatal error never comes
-//     with a frame.
+//     with a frame. sse's frame is a *sse.Frame, the Reader's own (valid
+//     until the next Next, as the bytes it points to; nil is its zero
+//     Frame); ndjson's and jsonrpc's are values.
 //   - IsRecoverable(err) is the one spelling of "the stream goes on": true
 //     for the package's positioned error type (*sse.Error,
 //     *ndjson.LineError, *jsonrpc.MessageError, each with Pos() (offset,

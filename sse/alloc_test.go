@@ -56,7 +56,7 @@ func TestNextAllocs(t *testing.T) {
 func TestDecoderAllocs(t *testing.T) {
 	in := []byte(strings.Repeat("event: e\ndata: {\"x\":1}\ndata: 2\n\n", 20))
 	n := 0
-	d := NewDecoder(Options{}, func(f Frame, err error) error { n++; return err })
+	d := NewDecoder(Options{}, func(f *Frame, err error) error { n++; return err })
 	d.Write(in)
 	allocs := testing.AllocsPerRun(500, func() {
 		if _, err := d.Write(in); err != nil {
@@ -107,7 +107,7 @@ func TestLinearWork(t *testing.T) {
 				}
 				m = &r.m
 			} else {
-				d := NewDecoder(opts, func(Frame, error) error { return nil })
+				d := NewDecoder(opts, func(*Frame, error) error { return nil })
 				for i := range in {
 					d.Write(in[i : i+1])
 				}
@@ -164,10 +164,10 @@ func TestReset(t *testing.T) {
 	if _, err := d.Write(in); err != nil || d.Close() != nil || tee.Len() != len(in) {
 		t.Fatalf("nil emit: %v, tee %d bytes", err, tee.Len())
 	}
-	d.Reset(Options{}, func(Frame, error) error { n++; return nil })
+	d.Reset(Options{}, func(*Frame, error) error { n++; return nil })
 	d.Write(in)
 	d.Close()
-	d.Reset(Options{}, func(Frame, error) error { n++; return nil })
+	d.Reset(Options{}, func(*Frame, error) error { n++; return nil })
 	d.Write(in)
 	d.Close()
 	if n != 4 {

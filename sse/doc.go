@@ -66,9 +66,13 @@
 //
 // # Buffer lifetimes
 //
-// Frame.Data and Frame.Raw point into the decoder's buffers: they are valid
-// until the next call to Reader.Next, or until a Decoder's emit function
-// returns. Frame.Clone makes an owned copy. At the end of a stream (Next
+// Reader.Next returns a pointer to the Reader's own Frame, and a Decoder
+// passes its emit function a pointer to its own: the decoder fills the
+// same Frame for every frame, so that handing one out copies nothing. The
+// pointer, and Frame.Data and Frame.Raw, which point into the decoder's
+// buffers, are valid until the next call to Reader.Next or Reset, or until
+// a Decoder's emit function returns. With an error the frame is nil.
+// Frame.Clone makes an owned copy. At the end of a stream (Next
 // returning io.EOF, Decoder.Close) the buffers go to a package-level pool
 // for the next Reader or Decoder, unless it is reused through Reset, so a
 // slice kept past its validity may show another stream's bytes. Frame.Event and Frame.ID are

@@ -88,7 +88,7 @@ func ExampleOptions_maxEventSize() {
 }
 
 func ExampleDecoder() {
-	d := sse.NewDecoder(sse.Options{}, func(f sse.Frame, err error) error {
+	d := sse.NewDecoder(sse.Options{}, func(f *sse.Frame, err error) error {
 		if err != nil {
 			return err
 		}

@@ -91,9 +91,12 @@ func (k Kind) String() string {
 // Frame is one dispatched event or, with Options.Spans, one accounted span of
 // the input.
 //
-// Data and Raw are borrowed: they point into the decoder's buffers and are
-// valid only until the next call to Next (for a Decoder, until the emit
-// function returns). Use Clone to keep them.
+// Reader.Next and a Decoder's emit function hand out the decoder's own
+// Frame, by pointer, and reuse it for the next frame: the pointer is valid
+// only until the next call to Next or Reset (for a Decoder, until the emit
+// function returns). Data and Raw are borrowed the same way: they point
+// into the decoder's buffers. Copy the Frame (*f) to keep its fields, and
+// use Clone to keep Data and Raw too.
 type Frame struct {
 	Kind Kind
 

@@ -40,22 +40,30 @@ func (g got) String() string {
 		g.Kind, g.Event, g.Data, g.ID, g.Retry, g.HasRetry, g.Raw, g.Offset, g.Line, g.Incomplete)
 }
 
-func fromFrame(f Frame, err error) got {
+func fromFrame(f *Frame, err error) got {
 	if err != nil {
+		if f != nil {
+			panic("a frame with an error: " + err.Error())
+		}
 		return got{Err: err.Error()}
 	}
 	return got{f.Kind, f.Event, string(f.Data), f.ID, f.Retry, f.HasRetry, string(f.Raw), f.Offset, f.Line, f.Incomplete, ""}
 }
 
-// poison overwrites a borrowed frame's bytes, so that a reader that still
-// depends on them after handing them out produces wrong results.
-func poison(f Frame) {
+// poison overwrites a borrowed frame's bytes and the frame itself, so that
+// a reader that still depends on either after handing them out produces
+// wrong results.
+func poison(f *Frame) {
+	if f == nil {
+		return
+	}
 	for i := range f.Raw {
 		f.Raw[i] = 0xA5
 	}
 	for i := range f.Data {
 		f.Data[i] = 0x5A
 	}
+	*f = Frame{Kind: 0xA5, Event: "\xA5", Data: []byte{0x5A}, ID: "\xA5", Retry: -1, HasRetry: true, Raw: []byte{0xA5}, Offset: -1, Line: -1, Incomplete: true}
 }
 
 // readAll decodes input with a Reader fed in reads of the given sizes (nil:
@@ -86,7 +94,7 @@ func readAll(t tb, input []byte, opts Options, sizes []int) []got {
 func decodeAll(t tb, input []byte, opts Options, sizes []int) []got {
 	t.Helper()
 	var out []got
-	d := NewDecoder(opts, func(f Frame, err error) error {
+	d := NewDecoder(opts, func(f *Frame, err error) error {
 		out = append(out, fromFrame(f, err))
 		poison(f)
 		return nil

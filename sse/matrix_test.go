@@ -313,7 +313,7 @@ func TestTeeError(t *testing.T) {
 	if _, err := r.Next(); err != errBoom {
 		t.Fatalf("Next = %v, want the tee error", err)
 	}
-	d := NewDecoder(Options{Tee: failWriter{}}, func(Frame, error) error { return nil })
+	d := NewDecoder(Options{Tee: failWriter{}}, func(*Frame, error) error { return nil })
 	if _, err := d.Write([]byte("data: 1\n\n")); err != errBoom {
 		t.Fatalf("Write = %v, want the tee error", err)
 	}
@@ -359,7 +359,7 @@ func TestEarlyStopLeavesReader(t *testing.T) {
 
 func TestDecoderEmitError(t *testing.T) {
 	calls := 0
-	d := NewDecoder(Options{}, func(Frame, error) error { calls++; return errBoom })
+	d := NewDecoder(Options{}, func(*Frame, error) error { calls++; return errBoom })
 	if _, err := d.Write([]byte("data: 1\n\ndata: 2\n\n")); err != errBoom {
 		t.Fatalf("Write = %v", err)
 	}
@@ -369,7 +369,7 @@ func TestDecoderEmitError(t *testing.T) {
 	if err := d.Close(); err != errBoom {
 		t.Fatalf("Close = %v", err)
 	}
-	d = NewDecoder(Options{}, func(Frame, error) error { return nil })
+	d = NewDecoder(Options{}, func(*Frame, error) error { return nil })
 	d.Close()
 	if _, err := d.Write([]byte("x")); err != ErrClosed {
 		t.Fatalf("Write after Close = %v", err)

@@ -46,24 +46,28 @@ func (r *Reader) Reset(src io.Reader, opts Options) {
 }
 
 // Next returns the next frame: a dispatched event, or with Options.Spans
-// any accounted span. Data and Raw of the returned frame are valid until the
-// next call to Next; after it they may hold the bytes of another stream.
+// any accounted span.
 //
-// At the end of input Next first returns the unterminated final event, if
-// any, with Incomplete set (or, under Options.DiscardIncomplete, an *Error
-// wrapping ErrIncomplete), then io.EOF. An event larger than
-// Options.MaxEventSize yields an *Error wrapping ErrEventTooLarge; it is not
-// fatal and the following call continues after the event. Errors from the
-// underlying reader are returned as they are, after the frames completed
-// before them, and are sticky, as are Tee errors. After Close, Next returns
-// ErrClosed.
-func (r *Reader) Next() (Frame, error) {
-	// A thin wrapper that the compiler inlines, so that the frame is
-	// copied once, from the machine into the caller's variable.
+// The frame is the Reader's: the pointer, and the Data and Raw it holds,
+// are valid until the next call to Next (or All's next iteration) or
+// Reset, which reuse it for the next frame; after that they may hold
+// another frame or the bytes of another stream. Keep a frame with
+// f.Clone().
+//
+// With an error the frame is nil. At the end of input Next first returns
+// the unterminated final event, if any, with Incomplete set (or, under
+// Options.DiscardIncomplete, an *Error wrapping ErrIncomplete), then
+// io.EOF. An event larger than Options.MaxEventSize yields an *Error
+// wrapping ErrEventTooLarge; it is not fatal and the following call
+// continues after the event. Errors from the underlying reader are
+// returned as they are, after the frames completed before them, and are
+// sticky, as are Tee errors. After Close, Next returns ErrClosed.
+func (r *Reader) Next() (*Frame, error) {
+	// A thin wrapper that the compiler inlines: the frame is not copied.
 	if f := r.next(); f != nil {
-		return *f, nil
+		return f, nil
 	}
-	return Frame{}, r.nextErr
+	return nil, r.nextErr
 }
 
 // next is Next: it returns the machine's frame, or nil with the error in
@@ -133,14 +137,15 @@ func (r *Reader) fill() {
 }
 
 // All returns an iterator over the remaining frames: the pairs of Next
-// (each frame with a nil error, each non-fatal *Error with a zero Frame),
+// (each frame with a nil error, each non-fatal *Error with a nil frame),
+// each frame valid until the next iteration, as from Next,
 // up to and including a fatal error; it stops silently at io.EOF.
 // Breaking out of the loop leaves the Reader and its source as they are:
 // a later Next or All goes on with the frame after the last one yielded.
 // The source is the caller's to close (Close closes it when it is an
 // io.Closer, such as an HTTP response body).
-func (r *Reader) All() iter.Seq2[Frame, error] {
-	return func(yield func(Frame, error) bool) {
+func (r *Reader) All() iter.Seq2[*Frame, error] {
+	return func(yield func(*Frame, error) bool) {
 		for {
 			f, err := r.Next()
 			if err == io.EOF {
@@ -192,19 +197,20 @@ func (r *Reader) Retry() (time.Duration, bool) { return r.m.streamRetry, r.m.has
 type Decoder struct {
 	m      machine
 	tee    io.Writer
-	emit   func(Frame, error) error
+	emit   func(*Frame, error) error
 	err    error
 	closed bool
 }
 
 // NewDecoder returns a Decoder that decodes according to opts and calls
-// emit with each frame (err == nil) or each non-fatal *Error (an empty
-// Frame). The frame's Data and Raw are valid only until emit returns. If
+// emit with each frame (err == nil) or each non-fatal *Error (a nil
+// frame). The frame is the Decoder's: the pointer, and its Data and Raw,
+// are valid only until emit returns. If
 // emit returns an error, decoding stops and Write or Close returns that
 // error, now and on every later call. A nil emit discards everything (the
 // Tee still sees the input). Close lends the Decoder's buffers to the pool
 // described at NewReader, unless the Decoder was reused through Reset.
-func NewDecoder(opts Options, emit func(Frame, error) error) *Decoder {
+func NewDecoder(opts Options, emit func(*Frame, error) error) *Decoder {
 	d := &Decoder{tee: opts.Tee, emit: emit}
 	d.m.init(opts)
 	return d
@@ -212,7 +218,7 @@ func NewDecoder(opts Options, emit func(Frame, error) error) *Decoder {
 
 // Reset makes d decode a new stream with opts and emit, as NewDecoder
 // would, but keeping the buffers d has grown.
-func (d *Decoder) Reset(opts Options, emit func(Frame, error) error) {
+func (d *Decoder) Reset(opts Options, emit func(*Frame, error) error) {
 	*d = Decoder{m: d.m, tee: opts.Tee, emit: emit}
 	d.m.reset(opts)
 }
@@ -271,11 +277,11 @@ func (d *Decoder) run(atEOF bool) error {
 		switch m.step(atEOF) {
 		case stFrame:
 			if d.emit != nil {
-				err = d.emit(m.out, nil)
+				err = d.emit(&m.out, nil)
 			}
 		case stError:
 			if d.emit != nil {
-				err = d.emit(Frame{}, m.outErr)
+				err = d.emit(nil, m.outErr)
 			}
 		default:
 			return nil

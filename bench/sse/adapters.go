@@ -93,7 +93,7 @@ var Adapters = []Adapter{
 	}},
 	{"agentwire-Decoder", func(r io.Reader) (Result, error) {
 		var res Result
-		d := sse.NewDecoder(sse.Options{}, func(f sse.Frame, err error) error {
+		d := sse.NewDecoder(sse.Options{}, func(f *sse.Frame, err error) error {
 			if err != nil {
 				return err
 			}

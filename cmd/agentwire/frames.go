@@ -136,7 +136,7 @@ func encodeFrames[F any](enc *json.Encoder, all iter.Seq2[F, error], recoverable
 }
 
 func sseFrames(enc *json.Encoder, src io.Reader) (int, error) {
-	return encodeFrames(enc, sse.NewReader(src, sse.Options{Spans: true}).All(), sse.IsRecoverable, func(f sse.Frame, err error) any {
+	return encodeFrames(enc, sse.NewReader(src, sse.Options{Spans: true}).All(), sse.IsRecoverable, func(f *sse.Frame, err error) any {
 		if err != nil {
 			var se *sse.Error
 			errors.As(err, &se)

@@ -48,6 +48,25 @@ type Reader[F Frame] interface {
 	Next() (F, error)
 }
 
+// Values is the Reader of a framing whose Next hands out its own frame by
+// pointer, reused for the next one (sse.Reader): it gives each frame by
+// value, copied out, to the loop's parsers, which take frames by value.
+// The bytes the frame points to are borrowed as before: valid until the
+// next Next. A nil frame (with an error) is the zero F.
+type Values[F Frame] struct {
+	R interface{ Next() (*F, error) }
+}
+
+// Next returns a copy of R's next frame.
+func (v Values[F]) Next() (F, error) {
+	f, err := v.R.Next()
+	if f == nil {
+		var zero F
+		return zero, err
+	}
+	return *f, err
+}
+
 // Framing is what the loop needs of a framing package.
 type Framing[F Frame] struct {
 	// Open returns a Reader of src that writes every byte it reads to tee
