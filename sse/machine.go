@@ -505,6 +505,11 @@ func (m *machine) step(atEOF bool) status {
 			}
 			continue
 		}
+		if m.nlf == 0 && m.clean && m.cr.at < 0 {
+			// The scan found no LF after ls and no CR either: no line
+			// ends in buf[ls:w] (a read inside a long line).
+			break
+		}
 		// A batch with a lone CR, or no line feed ahead: one line at a
 		// time.
 		end, n, ok := m.lineEnd(atEOF)
