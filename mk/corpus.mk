@@ -10,6 +10,8 @@ RECORD_JOBS ?= 2
 # the per-case scratch directories (outside any git work tree); the
 # recordings are normalised to the default root, so they compare the same.
 RECORD_SCRATCH ?=
+# RECORD_RETRIES: how many more times corpus-verify records a drifting case.
+RECORD_RETRIES ?= 2
 RECORD_CMD = $(GO) run ./cmd/agentwire-record -cache $(RECORD_CACHE) -jobs $(RECORD_JOBS) $(if $(RECORD_RUN),-run '$(RECORD_RUN)') $(if $(RECORD_SCRATCH),-scratch '$(RECORD_SCRATCH)')
 
 .PHONY: cli-install record corpus-verify corpus-check
@@ -25,8 +27,10 @@ record: cli-install
 # Re-record into a temporary directory and diff against the committed
 # corpus after normalising what depends on the machine, the clock or
 # chance (corpus/README.md, "What is normalised").
+# A drifting case is recorded again, up to RECORD_RETRIES more times, and
+# drifts only when it drifts every time (the CLIs race with themselves).
 corpus-verify: cli-install
-	$(RECORD_CMD) -verify
+	$(RECORD_CMD) -verify -retries $(RECORD_RETRIES)
 
 # Exit 0 when recording can run here (CLIs installed, unshare works); else
 # print the reason and exit 3.

@@ -1,6 +1,8 @@
 package record
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -254,5 +256,47 @@ func TestDropToolProgress(t *testing.T) {
 	other := `{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk"}}}` + "\n"
 	if got := string(dropToolProgress([]byte(other))); got != other {
 		t.Errorf("dropToolProgress changed %s", got)
+	}
+}
+
+// TestVerifyRacyNeighbours: the races CI met on 2026-12-02 compare equal,
+// and what the moved lines say still counts.
+func TestVerifyRacyNeighbours(t *testing.T) {
+	cfg := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[]}}}` + "\n"
+	info := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"session_info_update"}}}` + "\n"
+	if a, b := floatLines([]byte(cfg+info), floatingUpdates), floatLines([]byte(info+cfg), floatingUpdates); !bytes.Equal(a, b) {
+		t.Errorf("floatLines:\n%s\n%s", a, b)
+	}
+	other := strings.Replace(cfg, "[]", `[{"id":"mode"}]`, 1)
+	if a, b := floatLines([]byte(cfg+info), floatingUpdates), floatLines([]byte(info+other), floatingUpdates); bytes.Equal(a, b) {
+		t.Error("floatLines hid a changed config_option_update")
+	}
+	cut := func(n, elided int) string {
+		return fmt.Sprintf(`{"seq":0,"conversation":[{"text":"Output too large. Showing first 8,000 and last 32,000 characters. …[%d bytes elided]"}],"bytes":%d}`+"\n", elided, n)
+	}
+	if a, b := dropCutLengths([]byte(cut(91106, 39267))), dropCutLengths([]byte(cut(91108, 39269))); !bytes.Equal(a, b) {
+		t.Errorf("dropCutLengths:\n%s\n%s", a, b)
+	}
+	plain := `{"seq":0,"conversation":[{"text":"hi"}],"bytes":10}` + "\n"
+	if got := string(dropCutLengths([]byte(plain))); got != plain {
+		t.Errorf("dropCutLengths changed %s", got)
+	}
+	if !racyStderr.MatchString("[STARTUP] Phase 'cleanup_ops' was started but never ended. Skipping metrics.\n") {
+		t.Error("racyStderr misses Gemini CLI's start-up metrics line")
+	}
+}
+
+// TestExactCases: the retry selects exactly the drifting cases.
+func TestExactCases(t *testing.T) {
+	re := exactCases([]string{"acp/copilot@1.0.102/text", "gemini-cli/gemini-cli@0.61.0/big-output"})
+	for s, want := range map[string]bool{
+		"acp/copilot@1.0.102/text":                true,
+		"gemini-cli/gemini-cli@0.61.0/big-output": true,
+		"acp/copilot@1.0.102/text2":               false,
+		"acp/copilot@1x0x102/text":                false,
+	} {
+		if re.MatchString(s) != want {
+			t.Errorf("exactCases matches %q: %v, want %v", s, !want, want)
+		}
 	}
 }
