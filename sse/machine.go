@@ -505,9 +505,11 @@ func (m *machine) step(atEOF bool) status {
 			}
 			continue
 		}
-		if m.nlf == 0 && m.clean && m.cr.at < 0 {
-			// The scan found no LF after ls and no CR either: no line
-			// ends in buf[ls:w] (a read inside a long line).
+		if m.ilf == m.nlf && m.cr.at < 0 && m.cr.from >= m.w {
+			// Every LF found is used and buf[ls:w] was searched (just
+			// above, or before), and the CR finder knows it holds no CR:
+			// no line ends there (the tail of a read), as lineEnd would
+			// find.
 			break
 		}
 		// A batch with a lone CR, or no line feed ahead: one line at a
