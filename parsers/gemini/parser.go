@@ -120,6 +120,9 @@ type Parser struct {
 
 	ev    event
 	cands []*candState
+	// walkMember walks a top-level member into ev as CheckMembers hands
+	// it over (made once: a method value would be allocated per event).
+	walkMember func(name, value []byte)
 
 	// usageRaw is the last usageMetadata with a count (the last one at all
 	// while none had a count); usageCounted says whether it has one.
@@ -219,6 +222,17 @@ func (p *Parser) FeedError(err error) error {
 
 // value handles one data value: an object, or an array of objects.
 func (p *Parser) value(d []byte, off int64, line int) error {
+	if i := jsonguard.SkipWS(d, 0); d[i] == '{' {
+		// The usual event, one object: validated and walked in one pass.
+		p.ev.reset()
+		if p.walkMember == nil {
+			p.walkMember = func(name, v []byte) { p.ev.member(name[1:len(name)-1], v, 0) }
+		}
+		if err := jsonguard.CheckMembers(d, 0, p.walkMember); err != nil {
+			return p.malformedData(d, off, line, "invalid JSON: "+err.Error())
+		}
+		return p.object(d)
+	}
 	if err := jsonguard.Check(d, 0); err != nil {
 		why := "invalid JSON: " + err.Error()
 		if i := jsonguard.SkipWS(d, 0); d[i] != '{' && d[i] != '[' {
@@ -228,25 +242,27 @@ func (p *Parser) value(d []byte, off int64, line int) error {
 	}
 	i := jsonguard.SkipWS(d, 0)
 	if d[i] != '[' {
-		return p.object(d, off, line)
+		return p.malformedData(d, off, line, "a "+jsonKind(d[i:])+", not a GenerateContentResponse object")
 	}
 	var err error
 	eachElement(d, i, func(b []byte, i int) int {
 		end := jsonguard.ValueEnd(b, i)
 		if err == nil {
-			err = p.object(b[i:end], off, line)
+			el := b[i:end]
+			if walkEvent(el, &p.ev) != nil {
+				err = p.malformedData(el, off, line, "a "+jsonKind(el)+", not a GenerateContentResponse object")
+			} else {
+				err = p.object(el)
+			}
 		}
 		return end
 	})
 	return err
 }
 
-// object handles one checked JSON value that should be an object.
-func (p *Parser) object(d []byte, off int64, line int) error {
+// object handles one checked JSON object d, walked into p.ev.
+func (p *Parser) object(d []byte) error {
 	ev := &p.ev
-	if err := walkEvent(d, ev); err != nil {
-		return p.malformedData(d, off, line, "a "+jsonKind(d[jsonguard.SkipWS(d, 0):])+", not a GenerateContentResponse object")
-	}
 	p.events++
 	for _, why := range ev.problems {
 		p.markMalformed(why)

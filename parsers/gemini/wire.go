@@ -118,83 +118,98 @@ type functionCall struct {
 	extras       []member
 }
 
-// walkEvent walks checked JSON into ev. Each walker takes the value at
-// b[i] and returns the index just past it, so every byte is walked once;
-// members that are not descended into are skipped with ValueEnd.
+// walkEvent walks checked JSON into ev: reset, member for each top-level
+// member, done. Each walker takes the value at b[i] and returns the index
+// just past it, so every byte is walked once; members that are not
+// descended into are skipped with ValueEnd. Parser.value does not call it
+// for an event that is an object: it validates the event with
+// jsonguard.CheckMembers and walks each member as the validating pass
+// hands it over (member), so the bytes outside the candidates are scanned
+// once, not twice.
 func walkEvent(b []byte, ev *event) error {
 	i := jsonguard.SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return errNotObject
 	}
-	cands := ev.candidates[:0]
-	*ev = event{}
-	eachMember(b, i, func(name []byte, b []byte, i int) int {
-		switch string(name) {
-		case "candidates":
-			if b[i] != '[' {
-				return ev.badMember("candidates", b, i, &ev.extras)
-			}
-			ev.candidatesRaw = true
-			cands = cands[:0]
-			return eachElement(b, i, func(b []byte, i int) int {
-				if len(cands) < cap(cands) {
-					cands = cands[:len(cands)+1]
-				} else {
-					cands = append(cands, candidate{})
-				}
-				c := &cands[len(cands)-1]
-				if b[i] != '{' {
-					ev.problems = append(ev.problems, "candidate is not an object")
-					end := jsonguard.ValueEnd(b, i)
-					*c = candidate{extras: []member{{"candidate", b[i:end]}}}
-					return end
-				}
-				return walkCandidate(b, i, c, ev)
-			})
-		case "usageMetadata":
-			if b[i] != '{' {
-				return ev.badMember("usageMetadata", b, i, &ev.extras)
-			}
-			ev.hasUsage = true
-			end := jsonguard.ValueEnd(b, i)
-			ev.usageRaw = b[i:end]
-			return end
-		case "modelVersion":
-			return ev.literal(&ev.modelVersion, name, b, i)
-		case "responseId":
-			return ev.literal(&ev.responseID, name, b, i)
-		case "createTime":
-			return ev.literal(&ev.createTime, name, b, i)
-		case "promptFeedback":
-			if b[i] != '{' {
-				return ev.badMember("promptFeedback", b, i, &ev.extras)
-			}
-			end := eachMember(b, i, func(n []byte, b []byte, i int) int {
-				switch string(n) {
-				case "blockReason":
-					return ev.setString(&ev.blockReason, n, b, i)
-				case "blockReasonMessage":
-					return ev.setString(&ev.blockMessage, n, b, i)
-				}
-				return jsonguard.ValueEnd(b, i)
-			})
-			ev.feedbackRaw = b[i:end]
-			return end
-		case "error":
-			if b[i] != '{' {
-				return ev.badMember("error", b, i, &ev.extras)
-			}
-			ev.hasErr = true
-			end := walkError(b, i, &ev.err, ev)
-			ev.err.raw = b[i:end]
-			return end
-		}
-		end := jsonguard.ValueEnd(b, i)
-		ev.extras = append(ev.extras, member{string(name), b[i:end]})
-		return end
-	})
-	ev.candidates = cands
+	ev.reset()
+	eachMember(b, i, ev.member)
 	return nil
+}
+
+// reset empties ev for the next event, keeping the candidates' storage.
+func (ev *event) reset() {
+	cands := ev.candidates[:0]
+	*ev = event{candidates: cands}
+}
+
+// member walks one top-level member: its name as on the wire (between the
+// quotes) and its value at b[i]; it returns the index just past the value.
+func (ev *event) member(name []byte, b []byte, i int) int {
+	switch string(name) {
+	case "candidates":
+		if b[i] != '[' {
+			return ev.badMember("candidates", b, i, &ev.extras)
+		}
+		ev.candidatesRaw = true
+		cands := ev.candidates[:0]
+		end := eachElement(b, i, func(b []byte, i int) int {
+			if len(cands) < cap(cands) {
+				cands = cands[:len(cands)+1]
+			} else {
+				cands = append(cands, candidate{})
+			}
+			c := &cands[len(cands)-1]
+			if b[i] != '{' {
+				ev.problems = append(ev.problems, "candidate is not an object")
+				end := jsonguard.ValueEnd(b, i)
+				*c = candidate{extras: []member{{"candidate", b[i:end]}}}
+				return end
+			}
+			return walkCandidate(b, i, c, ev)
+		})
+		ev.candidates = cands
+		return end
+	case "usageMetadata":
+		if b[i] != '{' {
+			return ev.badMember("usageMetadata", b, i, &ev.extras)
+		}
+		ev.hasUsage = true
+		end := jsonguard.ValueEnd(b, i)
+		ev.usageRaw = b[i:end]
+		return end
+	case "modelVersion":
+		return ev.literal(&ev.modelVersion, name, b, i)
+	case "responseId":
+		return ev.literal(&ev.responseID, name, b, i)
+	case "createTime":
+		return ev.literal(&ev.createTime, name, b, i)
+	case "promptFeedback":
+		if b[i] != '{' {
+			return ev.badMember("promptFeedback", b, i, &ev.extras)
+		}
+		end := eachMember(b, i, func(n []byte, b []byte, i int) int {
+			switch string(n) {
+			case "blockReason":
+				return ev.setString(&ev.blockReason, n, b, i)
+			case "blockReasonMessage":
+				return ev.setString(&ev.blockMessage, n, b, i)
+			}
+			return jsonguard.ValueEnd(b, i)
+		})
+		ev.feedbackRaw = b[i:end]
+		return end
+	case "error":
+		if b[i] != '{' {
+			return ev.badMember("error", b, i, &ev.extras)
+		}
+		ev.hasErr = true
+		end := walkError(b, i, &ev.err, ev)
+		ev.err.raw = b[i:end]
+		return end
+	}
+	end := jsonguard.ValueEnd(b, i)
+	ev.extras = append(ev.extras, member{string(name), b[i:end]})
+	return end
 }
 
 func walkCandidate(b []byte, i int, c *candidate, ev *event) int {
