@@ -235,7 +235,7 @@ func firstByte(b []byte) byte {
 //
 // Check is a loop over an explicit stack of one bit per level; it never
 // recurses and allocates only on error or when maxDepth > [StackDepth].
-func Check(b []byte, maxDepth int) error { return check(b, maxDepth, nil) }
+func Check(b []byte, maxDepth int) error { return check(b, maxDepth, nil, 0) }
 
 // CheckMembers is [Check] that also reports the members of the top-level
 // value when it is an object: fn gets each member's name (the string
@@ -248,10 +248,14 @@ func Check(b []byte, maxDepth int) error { return check(b, maxDepth, nil) }
 // it records means something only when CheckMembers returns nil. For a top
 // level that is not an object fn is never called.
 func CheckMembers(b []byte, maxDepth int, fn func(name, value []byte)) error {
-	return check(b, maxDepth, fn)
+	return check(b, maxDepth, fn, 0)
 }
 
-func check(b []byte, maxDepth int, fn func(name, value []byte)) error {
+// check is Check and CheckMembers. With resume > 0, b[:resume] is known to
+// be a prefix of a top-level object that check accepted up to the end of a
+// top-level member's value at resume (see [Members]): check resumes in the
+// state it was in there, after a value at depth 1.
+func check(b []byte, maxDepth int, fn func(name, value []byte), resume int) error {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
@@ -277,6 +281,10 @@ func check(b []byte, maxDepth int, fn func(name, value []byte)) error {
 	)
 	i := skipWS(b, 0)
 	hook := fn != nil && i < len(b) && b[i] == '{'
+	if resume > 0 {
+		depth, inObj, stack[0], i = 1, true, 1, resume
+		goto after
+	}
 
 value:
 	if i >= len(b) {

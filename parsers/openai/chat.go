@@ -116,10 +116,13 @@ func (t *chatTop) member(key, v []byte) {
 }
 
 // checkChunk validates a chunk's data and reads its top-level members in
-// the same pass (jsonguard.CheckMembers): the error is Check's.
+// the same pass (jsonguard.CheckMembers): the error is Check's. The
+// members a chunk repeats from the one before (id, object, created, model,
+// system_fingerprint: the envelope of every chunk) are not scanned again
+// (jsonguard.Members; the result is CheckMembers' exactly).
 func (p *Parser) checkChunk(data []byte, t *chatTop) error {
 	*t = chatTop{}
-	return jsonguard.CheckMembers(data, 0, func(name, v []byte) {
+	return p.chunks.Check(data, 0, func(name, v []byte) {
 		key := name[1 : len(name)-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			p.kbuf = jsonguard.AppendString(p.kbuf[:0], name)

@@ -151,8 +151,9 @@ type Parser struct {
 	where    string // what was open when the body ended
 	problems apistream.Problems
 	done     bool
-	buf      []byte // scratch for unescaping
-	kbuf     []byte // scratch for unescaping member names
+	buf      []byte            // scratch for unescaping
+	kbuf     []byte            // scratch for unescaping member names
+	chunks   jsonguard.Members // the Chat chunks' validation, remembering the last
 
 	r responsesState
 	c chatState
