@@ -24,6 +24,9 @@ func init() {
 		Detect: func(head []byte) (int, bool) {
 			return DetectJSONLines(head, isACP)
 		},
+		// app-server claims every JSON-RPC message; an ACP-shaped one is
+		// ACP's (no app-server sends one).
+		Refines:    []string{"appserver"},
 		Capability: func(Input) driver.StreamCapability { return acp.Capability },
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			var u unpaired

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/detect"
 	"github.com/agentwire/agentwire/parsers/anthropic"
 )
 
@@ -37,17 +38,7 @@ var anthropicEvents = []string{"message_start", "content_block_start", "content_
 // JSON type is one; or, for an error body, the API's error document
 // ({"type":"error","error":{...}}) as the whole head.
 func detectAnthropic(head []byte) (int, bool) {
-	for off := 0; off < len(head); {
-		l := head[off:]
-		if n := bytes.IndexByte(l, '\n'); n >= 0 {
-			l = l[:n]
-		}
-		at := off
-		off += len(l) + 1
-		l = bytes.TrimSuffix(l, []byte("\r"))
-		if at == 0 {
-			l = bytes.TrimPrefix(l, []byte("\xef\xbb\xbf"))
-		}
+	for at, l := range detect.Lines(head) {
 		if name, ok := bytes.CutPrefix(l, []byte("event:")); ok {
 			if slices.Contains(anthropicEvents, string(bytes.TrimSpace(name))) {
 				return at, true
@@ -66,7 +57,7 @@ func detectAnthropic(head []byte) (int, bool) {
 	}
 	// An error document, one line or pretty-printed.
 	var o Object
-	if json.Unmarshal(bytes.TrimPrefix(bytes.TrimSpace(head), []byte("\xef\xbb\xbf")), &o) == nil {
+	if json.Unmarshal(detect.TrimBOM(bytes.TrimSpace(head)), &o) == nil {
 		if t, _ := o.String("type"); t == "error" && o.Has("error") {
 			return 0, true
 		}

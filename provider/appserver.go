@@ -18,12 +18,9 @@ func init() {
 		Framing: FramingJSONRPC,
 		Fuzz:    Fuzz{Target: "FuzzAppServer"},
 		Detect: func(head []byte) (int, bool) {
-			// Any JSON-RPC message, except one in the shape of ACP's
-			// (session/*, fs/*, terminal/* methods; initialize,
-			// session/new and session/prompt results), which no
-			// app-server sends: that is the acp row's evidence.
+			// Any JSON-RPC message (ACP's refine it: see the acp row).
 			return DetectJSONLines(head, func(o Object) bool {
-				return (o.Has("method") || o.Has("id") && (o.Has("result") || o.Has("error"))) && !isACP(o)
+				return o.Has("method") || o.Has("id") && (o.Has("result") || o.Has("error"))
 			})
 		},
 		Switches: []Switch{{

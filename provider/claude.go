@@ -21,9 +21,7 @@ func init() {
 		Detect: func(head []byte) (int, bool) {
 			return DetectJSONLines(head, func(o Object) bool {
 				t, _ := o.String("type")
-				// A result line always has its subtype; Gemini CLI's
-				// stream-json writes "result" lines too, with none.
-				return slices.Contains(claudeTypes, t) && (t != "result" || o.Has("subtype"))
+				return slices.Contains(claudeTypes, t)
 			})
 		},
 		Switches: []Switch{{

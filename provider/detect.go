@@ -3,6 +3,8 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/agentwire/agentwire/internal/detect"
 )
 
 // Object is a JSON object line's top-level members, as DetectJSONLines
@@ -29,18 +31,8 @@ func (o Object) Has(k string) bool {
 // Blank lines, a leading BOM and lines that are not JSON objects are
 // skipped.
 func DetectJSONLines(head []byte, match func(Object) bool) (int, bool) {
-	for off := 0; off < len(head); {
-		l := head[off:]
-		n := bytes.IndexByte(l, '\n')
-		if n >= 0 {
-			l = l[:n]
-		}
-		at := off
-		off += len(l) + 1
+	for at, l := range detect.Lines(head) {
 		t := bytes.TrimSpace(l)
-		if at == 0 {
-			t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
-		}
 		if len(t) == 0 || t[0] != '{' {
 			continue
 		}

@@ -23,7 +23,9 @@
 //     content type from the Capture.
 //  2. One row file here, provider/<name>.go, whose init calls Register
 //     with a Provider: Name (the corpus directory and --provider value),
-//     Summary, Codec, Detect (DetectJSONLines helps for JSON lines),
+//     Summary, Codec, Detect (DetectJSONLines helps for JSON lines;
+//     where its evidence overlaps an older row's, Refines names that row
+//     instead of editing it),
 //     Switches for options that meta.json implies (each with FromMeta,
 //     and Detect for a bare capture), Parse, which maps Input to the
 //     parser's Options and calls the parser's Parse, Framing (when Stdout

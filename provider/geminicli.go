@@ -13,6 +13,9 @@ func init() {
 		Detect: func(head []byte) (int, bool) {
 			return DetectJSONLines(head, geminiCLILine)
 		},
+		// Claude Code writes "result" lines too; one with Gemini CLI's
+		// members and without Claude's (see geminiCLILine) is Gemini CLI's.
+		Refines: []string{"claude"},
 		// FuzzGeminiCli, the default, would begin with gemini's FuzzGemini
 		// (compile_native_go_fuzzer greps "func NAME"), and so would
 		// FuzzGeminiCLI.

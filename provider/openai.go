@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/detect"
 	"github.com/agentwire/agentwire/parsers/openai"
 )
 
@@ -48,17 +49,7 @@ func init() {
 // JSON body) that openai.FormatOf says is want's: the offset of its line.
 func detectOpenAI(head []byte, want openai.Format) (int, bool) {
 	event := ""
-	for off := 0; off < len(head); {
-		l := head[off:]
-		if n := bytes.IndexByte(l, '\n'); n >= 0 {
-			l = l[:n]
-		}
-		at := off
-		off += len(l) + 1
-		t := bytes.TrimRight(l, "\r")
-		if at == 0 {
-			t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
-		}
+	for at, t := range detect.Lines(head) {
 		var data []byte
 		switch {
 		case bytes.HasPrefix(t, []byte("event:")):

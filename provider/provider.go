@@ -31,6 +31,15 @@ type Provider struct {
 	// picks the provider whose evidence comes first. It must be cheap and
 	// must not panic on any input.
 	Detect func(head []byte) (offset int, ok bool)
+	// Refines names the providers whose Detect evidence this one's
+	// refines: when this provider and one it refines both claim the same
+	// line, the line is this provider's. A provider whose framing and
+	// vocabulary overlap an older one's (ACP is JSON-RPC, as app-server
+	// is; Gemini CLI writes "result" lines, as Claude Code does) declares
+	// the overlap here, and the older row stays as it is: its Detect need
+	// not know of the newer one. Refines must name registered providers
+	// and never form a cycle (TestRefines).
+	Refines []string
 	// Switches are the provider's boolean parser options that a case's
 	// meta.json implies and that a bare capture states by flag or
 	// detection (nil: none).
@@ -282,26 +291,37 @@ const DetectLimit = 1 << 20
 
 // Detect returns the provider whose Detect finds evidence first in head
 // (at most DetectLimit bytes are looked at). ok is false when none does.
-// Two providers with evidence at the same offset make an error: the
-// content is ambiguous and the caller must name the provider.
+// Of providers with evidence at the same offset, one that another of them
+// refines (Provider.Refines) drops out; two or more left make an error:
+// the content is ambiguous and the caller must name the provider.
 func Detect(head []byte) (p Provider, ok bool, err error) {
 	head = head[:min(len(head), DetectLimit)]
 	best := -1
-	var tied []string
+	var tied []Provider
 	for _, q := range All() {
 		off, hit := q.Detect(head)
 		switch {
 		case !hit:
 		case best < 0 || off < best:
-			p, best, tied = q, off, []string{q.Name}
+			best, tied = off, []Provider{q}
 		case off == best:
-			tied = append(tied, q.Name)
+			tied = append(tied, q)
 		}
 	}
-	if len(tied) > 1 {
-		return Provider{}, false, fmt.Errorf("offset %d reads as a stream of each of %s; name the provider", best, strings.Join(tied, ", "))
+	if best < 0 {
+		return Provider{}, false, nil
 	}
-	return p, best >= 0, nil
+	left := slices.DeleteFunc(slices.Clone(tied), func(q Provider) bool {
+		return slices.ContainsFunc(tied, func(r Provider) bool { return slices.Contains(r.Refines, q.Name) })
+	})
+	if len(left) != 1 {
+		names := make([]string, len(tied))
+		for i, q := range tied {
+			names[i] = q.Name
+		}
+		return Provider{}, false, fmt.Errorf("offset %d reads as a stream of each of %s; name the provider", best, strings.Join(names, ", "))
+	}
+	return left[0], true, nil
 }
 
 // SettingsFrom returns the values of p's switches that m implies.

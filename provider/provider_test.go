@@ -257,3 +257,41 @@ func TestMetaOutcomeSessionOver(t *testing.T) {
 		}
 	}
 }
+
+// TestRefines: every Refines names a registered provider, no provider
+// refines itself through a chain, and each declared overlap is resolved
+// by it: a line both rows claim goes to the refining one, a line only the
+// older row claims stays the older one's.
+func TestRefines(t *testing.T) {
+	var walk func(name string, seen []string)
+	walk = func(name string, seen []string) {
+		if slices.Contains(seen, name) {
+			t.Fatalf("Refines cycle: %s", strings.Join(append(seen, name), " -> "))
+		}
+		p, ok := provider.Lookup(name)
+		if !ok {
+			t.Fatalf("%s refines %q, which is not registered", seen[len(seen)-1], name)
+		}
+		for _, r := range p.Refines {
+			walk(r, append(slices.Clone(seen), name))
+		}
+	}
+	for _, p := range provider.All() {
+		walk(p.Name, nil)
+	}
+	for _, tc := range []struct{ head, want string }{
+		// Both app-server and ACP claim an initialize result with a
+		// protocolVersion; ACP refines app-server.
+		{`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{}}}` + "\n", "acp"},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s"}}` + "\n", "acp"},
+		{`{"id":0,"result":{"userAgent":"codex_cli_rs/0.169.0"}}` + "\n", "appserver"},
+		{`{"method":"codex/event/task_started","params":{}}` + "\n", "appserver"},
+		// Both claude and gemini-cli claim a subtype-less result line.
+		{`{"type":"result","timestamp":"t","status":"error","stats":{}}` + "\n", "gemini-cli"},
+	} {
+		got, ok, err := provider.Detect([]byte(tc.head))
+		if err != nil || !ok || got.Name != tc.want {
+			t.Errorf("Detect(%s) = %q, %v, %v; want %s", tc.head, got.Name, ok, err, tc.want)
+		}
+	}
+}

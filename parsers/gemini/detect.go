@@ -3,6 +3,7 @@ package gemini
 import (
 	"bytes"
 
+	"github.com/agentwire/agentwire/internal/detect"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 )
 
@@ -15,17 +16,7 @@ import (
 // <number>, "status": <string>}}, which no other provider writes). It
 // never panics and reads head once per line.
 func Detect(head []byte) (offset int, ok bool) {
-	for off := 0; off < len(head); {
-		l := head[off:]
-		if n := bytes.IndexByte(l, '\n'); n >= 0 {
-			l = l[:n]
-		}
-		at := off
-		off += len(l) + 1
-		t := bytes.TrimRight(l, "\r")
-		if at == 0 {
-			t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
-		}
+	for at, t := range detect.Lines(head) {
 		switch ts := bytes.TrimSpace(t); {
 		case bytes.HasPrefix(t, []byte("data:")):
 			if isResponse(bytes.TrimSpace(t[len("data:"):])) {
@@ -33,7 +24,7 @@ func Detect(head []byte) (offset int, ok bool) {
 			}
 		case at == 0 && len(ts) > 0 && (ts[0] == '{' || ts[0] == '['):
 			// A body that is one JSON value: the whole head is it.
-			return 0, isResponse(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
+			return 0, isResponse(detect.TrimBOM(head))
 		}
 	}
 	return 0, false
