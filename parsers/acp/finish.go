@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/internal/sessioncodec"
 )
 
@@ -132,19 +133,7 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 			return resp, err
 		}
 	}
-	termFailure := failure
-	if out.Err != nil {
-		termFailure = &driver.RunFailure{Code: driver.FailureAgentError, Message: "acp run failed: " + out.Err.Error()}
-	}
-	var usage *driver.Usage
-	if termFailure == nil {
-		usage = resp.Usage
-	}
-	err := p.em.FinishWith(usage, finish, termFailure)
-	resp.Transcript = p.em.Transcript()
-	if out.Err != nil {
-		return resp, out.Err
-	}
+	err := p.em.End(&resp, finish, out, "acp")
 	return resp, err
 }
 
@@ -169,10 +158,8 @@ func (p *Parser) outcome(out Outcome) (*driver.RunFailure, *driver.Finish) {
 	switch {
 	case out.Err != nil:
 		return fail(driver.FailureAgentError, "acp run failed: "+out.Err.Error())
-	case out.Cancelled:
-		return fail(driver.FailureCancelled, "acp run cancelled")
-	case out.TimedOut:
-		return fail(driver.FailureTimeout, "acp run timed out")
+	case out.Cancelled || out.TimedOut:
+		return emit.Interrupted("acp", out, meta), nil
 	case p.terminal != nil && p.promptErr == nil && p.stopReason == "cancelled":
 		return fail(driver.FailureCancelled, "prompt turn cancelled (stopReason cancelled)")
 	case p.terminal != nil && p.promptErr != nil:
@@ -183,10 +170,8 @@ func (p *Parser) outcome(out Outcome) (*driver.RunFailure, *driver.Finish) {
 			m["data"] = e.data
 		}
 		return &driver.RunFailure{Code: driver.FailureProviderError, ErrorType: e.code, Message: "session/prompt failed: " + e.message, Metadata: m}, nil
-	case out.Signal != "":
-		return fail(driver.FailureAgentError, "acp agent terminated by signal "+out.Signal)
-	case out.ExitCode != 0:
-		return fail(driver.FailureAgentError, "acp agent exited with code "+strconv.Itoa(out.ExitCode))
+	case out.Signal != "" || out.ExitCode != 0:
+		return emit.Exited("acp agent", out, "", meta), nil
 	case p.terminal == nil && p.rpcError != "":
 		return fail(driver.FailureAgentError, p.rpcError)
 	case p.terminal == nil:
@@ -224,27 +209,14 @@ func (p *Parser) checkpoint(out Outcome, failure *driver.RunFailure, meta map[st
 	if len(p.opts.SessionData) > 0 {
 		data = maps.Clone(p.opts.SessionData)
 	}
-	st := &driver.SessionState{ResumeID: p.sessionID, DisplayID: p.sessionID, Data: data}
-	why := ""
+	c := sessioncodec.Checkpoint{ID: p.sessionID, Data: data, Clean: out.Clean(), Failed: failure != nil, Malformed: p.malformed, Codec: Codec}
 	switch {
-	case !out.Clean():
-		why = "process outcome is not clean"
-	case failure != nil:
-		why = "run failed"
-	case p.malformed > 0:
-		why = "malformed protocol"
 	case p.terminal == nil || p.promptErr != nil:
-		why = "no successful session/prompt response"
+		c.NoTerminal = "no successful session/prompt response"
 	case !p.initSeen:
-		why = "no initialize response: the agent's loadSession capability is unknown"
+		c.Own = "no initialize response: the agent's loadSession capability is unknown"
 	case !p.loadSession:
-		why = "the agent did not advertise loadSession"
-	case !sessioncodec.Accepts(Codec, st):
-		why = "session codec does not round-trip the state"
+		c.Own = "the agent did not advertise loadSession"
 	}
-	if why != "" {
-		meta[MetaCheckpoint] = why
-		return &driver.Checkpoint{State: st}
-	}
-	return &driver.Checkpoint{State: st, Valid: true}
+	return c.Into(meta, MetaCheckpoint)
 }

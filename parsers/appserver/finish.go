@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/internal/sessioncodec"
 )
 
@@ -94,31 +95,18 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 	if err := p.start(); err != nil {
 		return resp, err
 	}
-	termFailure := failure
-	if out.Err != nil {
-		termFailure = &driver.RunFailure{Code: driver.FailureAgentError, Message: "app-server run failed: " + out.Err.Error()}
-	}
 	if p.terminal != nil {
 		tr := driver.TranscriptItem{Kind: driver.TranscriptResult, Subtype: p.turnStatus, IsError: p.turnStatus != "completed", Usage: resp.Usage, Text: p.turnError, SessionID: p.threadID}
 		if err := p.em.Item(tr); err != nil {
 			return resp, err
 		}
 	}
-	err := p.em.Finish(resp.Usage, termFailure)
-	resp.Transcript = p.em.Transcript()
-	if out.Err != nil {
-		return resp, out.Err
-	}
+	err := p.em.End(&resp, nil, out, "app-server")
 	return resp, err
 }
 
 func (p *Parser) failure(out Outcome) *driver.RunFailure {
-	withLast := func(msg string) string {
-		if p.lastError != "" {
-			return msg + ": " + p.lastError
-		}
-		return msg
-	}
+	withLast := func(msg string) string { return emit.WithLast(msg, p.lastError) }
 	meta := func() map[string]any {
 		m := map[string]any{"exit_code": out.ExitCode}
 		if p.lastError != "" {
@@ -129,19 +117,16 @@ func (p *Parser) failure(out Outcome) *driver.RunFailure {
 		}
 		return m
 	}
+	if f := emit.Interrupted("app-server", out, meta); f != nil {
+		return f
+	}
 	switch {
-	case out.Cancelled:
-		return &driver.RunFailure{Code: driver.FailureCancelled, Message: "app-server run cancelled", Metadata: meta()}
-	case out.TimedOut:
-		return &driver.RunFailure{Code: driver.FailureTimeout, Message: "app-server run timed out", Metadata: meta()}
 	case p.terminal != nil && p.turnStatus == "failed":
 		return &driver.RunFailure{Code: driver.FailureAgentError, Message: nonEmpty(p.turnError, withLast("turn failed")), Metadata: meta()}
 	case p.terminal != nil && p.turnStatus == "interrupted":
 		return &driver.RunFailure{Code: driver.FailureCancelled, Message: withLast("turn interrupted"), Metadata: meta()}
-	case out.Signal != "":
-		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("app-server terminated by signal " + out.Signal), Metadata: meta()}
-	case out.ExitCode != 0:
-		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("app-server exited with code " + strconv.Itoa(out.ExitCode)), Metadata: meta()}
+	case out.Signal != "" || out.ExitCode != 0:
+		return emit.Exited("app-server", out, p.lastError, meta)
 	case p.terminal == nil && p.rpcError != "":
 		return &driver.RunFailure{Code: driver.FailureAgentError, Message: p.rpcError, Metadata: meta()}
 	case p.terminal == nil:
@@ -178,23 +163,9 @@ func (p *Parser) checkpoint(out Outcome, failure *driver.RunFailure, meta map[st
 	if len(p.opts.SessionData) > 0 {
 		data = maps.Clone(p.opts.SessionData)
 	}
-	st := &driver.SessionState{ResumeID: p.threadID, DisplayID: p.threadID, Data: data}
-	why := ""
-	switch {
-	case !out.Clean():
-		why = "process outcome is not clean"
-	case failure != nil:
-		why = "run failed"
-	case p.malformed > 0:
-		why = "malformed protocol"
-	case p.terminal == nil || p.turnStatus != "completed":
-		why = "no successful turn/completed"
-	case !sessioncodec.Accepts(Codec, st):
-		why = "session codec does not round-trip the state"
+	c := sessioncodec.Checkpoint{ID: p.threadID, Data: data, Clean: out.Clean(), Failed: failure != nil, Malformed: p.malformed, Codec: Codec}
+	if p.terminal == nil || p.turnStatus != "completed" {
+		c.NoTerminal = "no successful turn/completed"
 	}
-	if why != "" {
-		meta[MetaCheckpoint] = why
-		return &driver.Checkpoint{State: st}
-	}
-	return &driver.Checkpoint{State: st, Valid: true}
+	return c.Into(meta, MetaCheckpoint)
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/internal/sessioncodec"
 )
 
@@ -77,29 +78,12 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 		resp.Metadata[MetaUsageScope] = scope
 	}
 	resp.Checkpoint = p.checkpoint(out, failure, resp.Metadata)
-
-	termFailure := failure
-	if out.Err != nil {
-		termFailure = &driver.RunFailure{Code: driver.FailureAgentError, Message: "codex run failed: " + out.Err.Error()}
-	}
-	err := p.em.Finish(resp.Usage, termFailure)
-	// The Emitter is finished: its transcript is handed over, not copied.
-	tr := p.em.Transcript()
-	resp.Transcript = tr[:len(tr):len(tr)]
-	if out.Err != nil {
-		return resp, out.Err
-	}
+	err := p.em.End(&resp, nil, out, "codex")
 	return resp, err
 }
 
 // failure decides the run's Failure from the outcome and the stream.
 func (p *Parser) failure(out Outcome) *driver.RunFailure {
-	withLast := func(msg string) string {
-		if p.lastError != "" {
-			return msg + ": " + p.lastError
-		}
-		return msg
-	}
 	meta := func() map[string]any {
 		m := map[string]any{"exit_code": out.ExitCode}
 		if p.lastError != "" {
@@ -107,21 +91,19 @@ func (p *Parser) failure(out Outcome) *driver.RunFailure {
 		}
 		return m
 	}
-	switch {
-	case out.Cancelled:
-		return &driver.RunFailure{Code: driver.FailureCancelled, Message: "codex run cancelled", Metadata: meta()}
-	case out.TimedOut:
-		return &driver.RunFailure{Code: driver.FailureTimeout, Message: "codex run timed out", Metadata: meta()}
-	case p.turnFailed != "":
+	if f := emit.Interrupted("codex", out, meta); f != nil {
+		return f
+	}
+	if p.turnFailed != "" {
 		m := meta()
 		m["event"] = evTurnFailed
 		return &driver.RunFailure{Code: driver.FailureAgentError, Message: p.turnFailed, Metadata: m}
-	case out.Signal != "":
-		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("codex terminated by signal " + out.Signal), Metadata: meta()}
-	case out.ExitCode != 0:
-		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("codex exited with code " + strconv.Itoa(out.ExitCode)), Metadata: meta()}
-	case p.terminal == nil:
-		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("codex output ended without turn.completed"), Metadata: meta()}
+	}
+	if f := emit.Exited("codex", out, p.lastError, meta); f != nil {
+		return f
+	}
+	if p.terminal == nil {
+		return &driver.RunFailure{Code: driver.FailureAgentError, Message: emit.WithLast("codex output ended without turn.completed", p.lastError), Metadata: meta()}
 	}
 	return nil
 }
@@ -175,25 +157,10 @@ func (p *Parser) checkpoint(out Outcome, failure *driver.RunFailure, meta map[st
 	if len(data) == 0 {
 		data = nil
 	}
-	st := &driver.SessionState{ResumeID: p.threadID, DisplayID: p.threadID, Data: data}
-	why := ""
-	switch {
-	case !out.Clean():
-		why = "process outcome is not clean"
-	case failure != nil:
-		why = "run failed"
-	case p.malformed > 0:
-		why = "malformed protocol"
-	case p.terminal == nil || p.terminal.Event != evTurnCompleted:
-		why = "no turn.completed"
-	case p.opts.Resume != nil && p.opts.Resume.ResumeID != "" && p.opts.Resume.ResumeID != p.threadID:
-		why = "resumed thread " + p.opts.Resume.ResumeID + " but codex started " + p.threadID
-	case !sessioncodec.Accepts(Codec, st):
-		why = "session codec does not round-trip the state"
+	c := sessioncodec.Checkpoint{ID: p.threadID, Data: data, Clean: out.Clean(), Failed: failure != nil, Malformed: p.malformed,
+		Resume: p.opts.Resume, Noun: "thread", Agent: "codex", Codec: Codec}
+	if p.terminal == nil || p.terminal.Event != evTurnCompleted {
+		c.NoTerminal = "no turn.completed"
 	}
-	if why != "" {
-		meta[MetaCheckpoint] = why
-		return &driver.Checkpoint{State: st}
-	}
-	return &driver.Checkpoint{State: st, Valid: true}
+	return c.Into(meta, MetaCheckpoint)
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/internal/sessioncodec"
 )
 
@@ -74,29 +75,12 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 		resp.Metadata[MetaUnknown] = strconv.Itoa(p.unknown)
 	}
 	resp.Checkpoint = p.checkpoint(out, failure, resp.Metadata)
-
-	termFailure := failure
-	if out.Err != nil {
-		termFailure = &driver.RunFailure{Code: driver.FailureAgentError, Message: "gemini-cli run failed: " + out.Err.Error()}
-	}
-	err := p.em.Finish(resp.Usage, termFailure)
-	// The Emitter is finished: its transcript is handed over, not copied.
-	tr := p.em.Transcript()
-	resp.Transcript = tr[:len(tr):len(tr)]
-	if out.Err != nil {
-		return resp, out.Err
-	}
+	err := p.em.End(&resp, nil, out, "gemini-cli")
 	return resp, err
 }
 
 // failure decides the run's Failure from the outcome and the stream.
 func (p *Parser) failure(out Outcome) *driver.RunFailure {
-	withLast := func(msg string) string {
-		if p.lastError != "" {
-			return msg + ": " + p.lastError
-		}
-		return msg
-	}
 	meta := func() map[string]any {
 		m := map[string]any{"exit_code": out.ExitCode}
 		if p.lastError != "" {
@@ -104,12 +88,11 @@ func (p *Parser) failure(out Outcome) *driver.RunFailure {
 		}
 		return m
 	}
+	if f := emit.Interrupted("gemini-cli", out, meta); f != nil {
+		return f
+	}
 	res := p.result
 	switch {
-	case out.Cancelled:
-		return &driver.RunFailure{Code: driver.FailureCancelled, Message: "gemini-cli run cancelled", Metadata: meta()}
-	case out.TimedOut:
-		return &driver.RunFailure{Code: driver.FailureTimeout, Message: "gemini-cli run timed out", Metadata: meta()}
 	case res != nil && res.Status != statusSuccess:
 		m := meta()
 		m["event"] = evResult
@@ -128,16 +111,14 @@ func (p *Parser) failure(out Outcome) *driver.RunFailure {
 			f.Code = driver.FailureCancelled
 		}
 		return f
-	case out.Signal != "":
-		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("gemini-cli terminated by signal " + out.Signal), Metadata: meta()}
-	case out.ExitCode != 0 && res != nil:
-		return &driver.RunFailure{Code: driver.FailureAgentError, Message: withLast("gemini-cli exited with code " + strconv.Itoa(out.ExitCode)), Metadata: meta()}
+	case out.Signal != "" || out.ExitCode != 0 && res != nil:
+		return emit.Exited("gemini-cli", out, p.lastError, meta)
 	case res == nil:
 		msg := "gemini-cli output ended without a result"
 		if out.ExitCode != 0 {
 			msg += " (exit code " + strconv.Itoa(out.ExitCode) + ")"
 		}
-		return &driver.RunFailure{Code: driver.FailureIncomplete, Message: withLast(msg), Metadata: meta()}
+		return &driver.RunFailure{Code: driver.FailureIncomplete, Message: emit.WithLast(msg, p.lastError), Metadata: meta()}
 	}
 	return nil
 }
@@ -152,25 +133,10 @@ func (p *Parser) checkpoint(out Outcome, failure *driver.RunFailure, meta map[st
 	if len(p.opts.SessionData) > 0 {
 		data = maps.Clone(p.opts.SessionData)
 	}
-	st := &driver.SessionState{ResumeID: p.sessionID, DisplayID: p.sessionID, Data: data}
-	why := ""
-	switch {
-	case !out.Clean():
-		why = "process outcome is not clean"
-	case failure != nil:
-		why = "run failed"
-	case p.malformed > 0:
-		why = "malformed protocol"
-	case p.result == nil || p.result.Status != statusSuccess:
-		why = "no success result"
-	case p.opts.Resume != nil && p.opts.Resume.ResumeID != "" && p.opts.Resume.ResumeID != p.sessionID:
-		why = "resumed session " + p.opts.Resume.ResumeID + " but gemini-cli started " + p.sessionID
-	case !sessioncodec.Accepts(Codec, st):
-		why = "session codec does not round-trip the state"
+	c := sessioncodec.Checkpoint{ID: p.sessionID, Data: data, Clean: out.Clean(), Failed: failure != nil, Malformed: p.malformed,
+		Resume: p.opts.Resume, Noun: "session", Agent: "gemini-cli", Codec: Codec}
+	if p.result == nil || p.result.Status != statusSuccess {
+		c.NoTerminal = "no success result"
 	}
-	if why != "" {
-		meta[MetaCheckpoint] = why
-		return &driver.Checkpoint{State: st}
-	}
-	return &driver.Checkpoint{State: st, Valid: true}
+	return c.Into(meta, MetaCheckpoint)
 }
