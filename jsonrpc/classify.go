@@ -39,7 +39,34 @@ func Classify(f ndjson.Frame, opts Options) (Frame, error) {
 // relative to b; the caller makes them absolute. allowBatch is false for
 // batch elements (a batch inside a batch is invalid).
 func classify(m *Frame, b []byte, maxDepth int, requireVersion, allowBatch bool) *MessageError {
-	if err := jsonguard.Check(b, maxDepth); err != nil {
+	// One pass validates the line and hands over its top-level members
+	// (what it records counts only when the line is valid): the member
+	// values are not walked a second time.
+	var (
+		version, method, id, params, result, errObj                  []byte
+		hasVersion, hasMethod, hasID, hasParams, hasResult, hasError bool
+	)
+	err := jsonguard.CheckMembers(b, maxDepth, func(lit, v []byte) {
+		name := lit[1 : len(lit)-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			name = unescapeName(lit)
+		}
+		switch string(name) {
+		case "jsonrpc":
+			version, hasVersion = v, true
+		case "method":
+			method, hasMethod = v, true
+		case "id":
+			id, hasID = v, true
+		case "params":
+			params, hasParams = v, true
+		case "result":
+			result, hasResult = v, true
+		case "error":
+			errObj, hasError = v, true
+		}
+	})
+	if err != nil {
 		me := &MessageError{Err: ErrSyntax}
 		var se *jsonguard.SyntaxError
 		if errors.As(err, &se) {
@@ -68,42 +95,6 @@ func classify(m *Frame, b []byte, maxDepth int, requireVersion, allowBatch bool)
 		return nil
 	default:
 		return &MessageError{Err: ErrNotObject}
-	}
-	var (
-		version, method, id, params, result, errObj                  []byte
-		hasVersion, hasMethod, hasID, hasParams, hasResult, hasError bool
-	)
-	i = skipWS(b, i+1)
-	for b[i] != '}' {
-		// b is valid JSON: a member name string, a colon, a value.
-		kEnd := skipString(b, i+1)
-		name := b[i+1 : kEnd-1]
-		if bytes.IndexByte(name, '\\') >= 0 {
-			name = unescapeName(b[i:kEnd])
-		}
-		i = skipWS(b, kEnd)
-		i = skipWS(b, i+1) // the colon
-		vStart := i
-		i = skipValue(b, i)
-		v := b[vStart:i]
-		switch string(name) {
-		case "jsonrpc":
-			version, hasVersion = v, true
-		case "method":
-			method, hasMethod = v, true
-		case "id":
-			id, hasID = v, true
-		case "params":
-			params, hasParams = v, true
-		case "result":
-			result, hasResult = v, true
-		case "error":
-			errObj, hasError = v, true
-		}
-		i = skipWS(b, i)
-		if b[i] == ',' {
-			i = skipWS(b, i+1)
-		}
 	}
 	if hasID {
 		switch id[0] {

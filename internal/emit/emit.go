@@ -104,6 +104,12 @@ type Emitter struct {
 	slab  []life // where new lives are allocated, lifeSlab at a time
 	last  *life  // the last one opened: most lookups are for it
 
+	// kinds caches the custom kinds of kindsOf (the provider of the
+	// latest Custom call) by event, up to maxKinds of them: a parser
+	// names a handful of events over and over.
+	kindsOf string
+	kinds   map[string]driver.StreamKind
+
 	keep    bool // append items to the transcript (the driver contract)
 	opened  int
 	steps   []string // open step names, in order
@@ -505,11 +511,30 @@ func (e *Emitter) Custom(provider, event string, p driver.StreamPayload) error {
 	if event == "" {
 		event = "unknown"
 	}
-	p.Kind = driver.CustomKind(provider, event)
+	p.Kind = e.customKind(provider, event)
 	// Envelope fields belong to the host or to canonical kinds.
 	p.Sequence, p.Seq, p.Role, p.Timestamp = 0, 0, driver.RoleAssistant, time.Time{}
 	p.HITLRequested, p.HITLResolved = nil, nil
 	return e.send(p)
+}
+
+// maxKinds bounds Emitter.kinds: events named by the input (unknown
+// types) must not grow it without end.
+const maxKinds = 64
+
+// customKind is driver.CustomKind(provider, event), built once per event.
+func (e *Emitter) customKind(provider, event string) driver.StreamKind {
+	if provider != e.kindsOf || e.kinds == nil {
+		e.kindsOf, e.kinds = provider, map[string]driver.StreamKind{}
+	}
+	if k, ok := e.kinds[event]; ok {
+		return k
+	}
+	k := driver.CustomKind(provider, event)
+	if len(e.kinds) < maxKinds {
+		e.kinds[event] = k
+	}
+	return k
 }
 
 // Finish closes every open lifecycle (in opening order, then open steps,

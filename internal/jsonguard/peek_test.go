@@ -1,6 +1,8 @@
 package jsonguard
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/segmentio/encoding/json"
@@ -72,5 +74,62 @@ func TestPeekAliases(t *testing.T) {
 	got, _ = PeekString([]byte(`{"type":"a\nb"}`), "type", buf)
 	if string(got) != "a\nb" || &got[0] != &buf[:1][0] {
 		t.Fatalf("escaped value not decoded into dst: %q", got)
+	}
+}
+
+// skipStringRef is skipString as it was before its word-at-a-time
+// prelude: a quote search with the backslash run before each quote
+// counted.
+func skipStringRef(b []byte, i int) int {
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b) + 1
+		}
+		q := i + j
+		k := q
+		for k > i && b[k-1] == '\\' {
+			k--
+		}
+		if (q-k)%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
+	}
+}
+
+// TestSkipStringReference holds skipString to skipStringRef, from every
+// start, on strings over a quote, a backslash and two other bytes (one of
+// them >= 0x80): all of up to 8 bytes, and random ones of 10 to 40.
+func TestSkipStringReference(t *testing.T) {
+	alphabet := []byte{'"', '\\', 'a', 0xc3}
+	check := func(b []byte) {
+		for i := 0; i <= len(b); i++ {
+			if got, want := skipString(b, i), skipStringRef(b, i); got != want {
+				t.Fatalf("skipString(%q, %d) = %d, want %d", b, i, got, want)
+			}
+		}
+	}
+	for n := 0; n <= 8; n++ {
+		b := make([]byte, n)
+		for code := 0; code < 1<<(2*n); code++ {
+			for k := range b {
+				b[k] = alphabet[code>>(2*k)&3]
+			}
+			check(b)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		b := make([]byte, 10+rng.IntN(31))
+		for k := range b {
+			// Mostly plain bytes, so that quotes lie past the first words.
+			if rng.IntN(8) == 0 {
+				b[k] = alphabet[rng.IntN(2)]
+			} else {
+				b[k] = alphabet[2+rng.IntN(2)]
+			}
+		}
+		check(b)
 	}
 }

@@ -182,7 +182,9 @@ func (p *Parser) permission(f jsonrpc.Frame, r *Request) error {
 	if !ok {
 		return p.malformedFrame(f, "session/request_permission without a valid toolCall")
 	}
-	r.ToolCallID = tc.id
+	idb, _ := tc.id()
+	id := string(idb)
+	r.ToolCallID = id
 	var choices []driver.DecisionChoice
 	for _, o := range w.Options {
 		r.Options = append(r.Options, PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
@@ -193,25 +195,25 @@ func (p *Parser) permission(f jsonrpc.Frame, r *Request) error {
 	if err := p.closeMessage(); err != nil {
 		return err
 	}
-	ts := p.tools[tc.id]
+	ts := p.tools[id]
 	if ts == nil {
-		ts = p.newTool(tc.id)
+		ts = p.newTool(id)
 	}
 	if !ts.done {
 		ts.merge(&tc)
-		if err := p.openTool(tc.id, ts); err != nil {
+		if err := p.openTool(id, ts); err != nil {
 			return err
 		}
 	}
 	prompt := mRequestPermission
-	if tc.title != nil && *tc.title != "" {
-		prompt = *tc.title
+	if title, _ := tc.title(); title != "" {
+		prompt = title
 	} else if ts.title != "" {
 		prompt = ts.title
 	}
 	var payload map[string]any
 	jsonguard.Unmarshal(f.Params, &payload, 0)
-	r.Decision = &driver.DecisionRequest{ThreadID: p.sessionID, Kind: driver.HumanDecisionPermission, Source: Provider + "/" + mRequestPermission, ToolCallID: tc.id, Prompt: prompt, Payload: payload, Choices: choices}
+	r.Decision = &driver.DecisionRequest{ThreadID: p.sessionID, Kind: driver.HumanDecisionPermission, Source: Provider + "/" + mRequestPermission, ToolCallID: id, Prompt: prompt, Payload: payload, Choices: choices}
 	return p.hitlRequested(f, r)
 }
 

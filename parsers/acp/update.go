@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/emit"
@@ -24,6 +25,7 @@ type message struct {
 // toolState is a tool call announced by tool_call (or first named by an
 // update or a permission request).
 type toolState struct {
+	id       string // toolCallId
 	name     string // _meta.toolName (Qwen Code), else the kind, else "other": ACP has no tool name
 	named    bool   // name is a _meta.toolName
 	title    string
@@ -95,8 +97,9 @@ func (p *Parser) sessionUpdate(f jsonrpc.Frame) error {
 			p.mode = string(m)
 		}
 	}
-	k := string(kind)
-	if !knownUpdates[k] {
+	k, known := knownUpdates[string(kind)]
+	if !known {
+		k = string(kind)
 		p.unknown++
 	}
 	return p.custom(k, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(u.obj)}})
@@ -296,73 +299,111 @@ func (p *Parser) usageUpdate(f jsonrpc.Frame) error {
 	return p.custom(uUsage, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(p.u.obj)}})
 }
 
-// toolFields are the members of a ToolCall or ToolCallUpdate, read in
-// one pass (jsonrpc.Members): strings decoded, the other values borrowed
-// spans of the frame.
+// toolFields are the members of a ToolCall or ToolCallUpdate, gathered
+// by the walk that reads them (update.read for a session/update, readTool
+// for a permission request's toolCall): borrowed spans of the frame,
+// string members as their tokens (quotes included), decoded only where a
+// call's state takes them, so that an update that changes nothing (a late
+// update, a repeated title or status) decodes nothing.
 type toolFields struct {
-	id, kind, status string
-	toolName         string // _meta.toolName, Qwen Code's name of the tool
-	title            *string
-	content          []byte
-	location         []byte
-	input            []byte
-	output           []byte
-	meta             []byte
+	idTok, kindTok, statusTok []byte // string or null tokens; the last one counts
+	titleTok                  []byte // the last non-null title token
+	toolName                  []byte // _meta.toolName, Qwen Code's name of the tool (decoded)
+	bad                       bool   // a string member has another type
+	content                   []byte
+	location                  []byte
+	input                     []byte
+	output                    []byte
+	meta                      []byte
+}
+
+// member takes one member of the object (name raw, value exact bytes);
+// with duplicate names the last one counts, as in decoding, except that a
+// null title or value is no value.
+func (t *toolFields) member(name, v []byte) {
+	str := func(dst *[]byte) {
+		if v[0] == '"' || string(v) == "null" {
+			*dst = v
+		} else {
+			t.bad = true
+		}
+	}
+	set := func(dst *[]byte) {
+		if string(v) != "null" {
+			*dst = v
+		}
+	}
+	switch string(name) {
+	case "toolCallId":
+		str(&t.idTok)
+	case "kind":
+		str(&t.kindTok)
+	case "status":
+		str(&t.statusTok)
+	case "title":
+		if string(v) != "null" {
+			str(&t.titleTok)
+		}
+	case "content":
+		set(&t.content)
+	case "locations":
+		set(&t.location)
+	case "rawInput":
+		set(&t.input)
+	case "rawOutput":
+		set(&t.output)
+	case "_meta":
+		set(&t.meta)
+		if n, good := jsonguard.PeekString(v, "toolName", nil); good {
+			t.toolName = n
+		}
+	}
+}
+
+// id returns the toolCallId as the bytes of its decoded value (aliasing
+// the frame when it has no escapes): a map lookup with it allocates
+// nothing. ok is false when a string member had another type or the id
+// is missing or empty.
+func (t *toolFields) id() ([]byte, bool) {
+	if t.bad || len(t.idTok) <= 2 || t.idTok[0] != '"' {
+		return nil, false
+	}
+	in := t.idTok[1 : len(t.idTok)-1]
+	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return in, true
+	}
+	s, _ := tokenString(t.idTok)
+	return []byte(s), s != ""
+}
+
+// title returns the decoded title, ok false when none was given.
+func (t *toolFields) title() (string, bool) {
+	if t.titleTok == nil {
+		return "", false
+	}
+	s, _ := tokenString(t.titleTok)
+	return s, true
 }
 
 // readTool reads a ToolCall or ToolCallUpdate object; ok is false when a
 // string member has another type or toolCallId is missing.
 func readTool(obj []byte) (toolFields, bool) {
 	var t toolFields
-	ok := len(obj) > 0 && obj[0] == '{'
-	str := func(v []byte, dst *string) {
-		if s, good := tokenString(v); good {
-			*dst = s
-		} else {
-			ok = false
-		}
-	}
-	set := func(v []byte, dst *[]byte) {
-		if string(v) != "null" {
-			*dst = v
-		}
+	if len(obj) == 0 || obj[0] != '{' {
+		return t, false
 	}
 	jsonrpc.Members(obj, func(name, v []byte) bool {
-		switch string(name) {
-		case "toolCallId":
-			str(v, &t.id)
-		case "kind":
-			str(v, &t.kind)
-		case "status":
-			str(v, &t.status)
-		case "title":
-			if string(v) != "null" {
-				var s string
-				str(v, &s)
-				t.title = &s
-			}
-		case "content":
-			set(v, &t.content)
-		case "locations":
-			set(v, &t.location)
-		case "rawInput":
-			set(v, &t.input)
-		case "rawOutput":
-			set(v, &t.output)
-		case "_meta":
-			set(v, &t.meta)
-			if n, good := jsonguard.PeekString(v, "toolName", nil); good {
-				t.toolName = string(n)
-			}
-		}
+		t.member(name, v)
 		return true
 	})
-	return t, ok && t.id != ""
+	_, ok := t.id()
+	return t, ok
 }
 
 // toolCall maps tool_call (announce) and tool_call_update.
 func (p *Parser) toolCall(f jsonrpc.Frame, announce bool) error {
-	w, ok := readTool(p.u.obj)
+	w := &p.u.tool
+	idb, ok := w.id()
 	if !ok {
 		kind := uToolCallUpdate
 		if announce {
@@ -374,29 +415,29 @@ func (p *Parser) toolCall(f jsonrpc.Frame, announce bool) error {
 		return err
 	}
 	p.st = stateTurn
-	ts := p.tools[w.id]
+	ts := p.tools[string(idb)]
 	if ts == nil {
+		ts = p.newTool(string(idb))
 		if !announce && p.opts.Unpaired != nil {
-			p.opts.Unpaired(f.Offset, f.Line, "tool_call_update for tool call "+w.id+" that no tool_call announced")
+			p.opts.Unpaired(f.Offset, f.Line, "tool_call_update for tool call "+ts.id+" that no tool_call announced")
 		}
-		ts = p.newTool(w.id)
 	} else if ts.done {
 		// A late update of a finished call: audit only.
 		return p.custom(uToolCallUpdate, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(p.u.obj), "late": true}})
 	}
 	if announce && p.opts.Unpaired != nil {
-		p.pairTool(f, w.id)
+		p.pairTool(f, ts.id)
 	}
-	ts.merge(&w)
+	ts.merge(w)
 	switch ts.status {
 	case "completed", "failed":
-		if err := p.openTool(w.id, ts); err != nil {
+		if err := p.openTool(ts.id, ts); err != nil {
 			return err
 		}
-		return p.closeTool(w.id, ts, ts.status)
+		return p.closeTool(ts.id, ts, ts.status)
 	}
 	if ts.status == "in_progress" {
-		if err := p.openTool(w.id, ts); err != nil {
+		if err := p.openTool(ts.id, ts); err != nil {
 			return err
 		}
 	}
@@ -409,30 +450,37 @@ func (p *Parser) toolCall(f jsonrpc.Frame, announce bool) error {
 }
 
 func (p *Parser) newTool(id string) *toolState {
-	ts := &toolState{name: "other"}
+	ts := &toolState{id: id, name: "other"}
 	p.tools[id] = ts
 	p.toolOrder = append(p.toolOrder, id)
 	return ts
 }
 
 // merge takes the fields an update carries (only the changed ones need
-// be present), copying the values out of the frame.
+// be present), copying the values out of the frame; a string equal to
+// the one held is not decoded again, a value equal to the one held not
+// copied again.
 func (ts *toolState) merge(w *toolFields) {
 	switch {
-	case w.toolName != "":
-		ts.name, ts.named = w.toolName, true
-	case w.kind != "" && !ts.named:
-		ts.name = w.kind
+	case len(w.toolName) > 0:
+		if string(w.toolName) != ts.name {
+			ts.name = string(w.toolName)
+		}
+		ts.named = true
+	case !ts.named && len(w.kindTok) > 2 && w.kindTok[0] == '"':
+		setString(&ts.name, w.kindTok)
 	}
-	if w.title != nil {
-		ts.title = *w.title
+	if w.titleTok != nil {
+		setString(&ts.title, w.titleTok)
 	}
-	if w.status != "" {
-		ts.status = w.status
+	if len(w.statusTok) > 2 && w.statusTok[0] == '"' {
+		setString(&ts.status, w.statusTok)
 	}
 	set := func(dst *json.RawMessage, v []byte) {
-		if v != nil {
-			*dst = rawValue(v)
+		// The held values are the state's own until closeTool hands them
+		// out (and forgets them): the buffer can be reused.
+		if v != nil && !bytes.Equal(*dst, v) {
+			*dst = append((*dst)[:0], v...)
 		}
 	}
 	set(&ts.input, w.input)
@@ -440,6 +488,15 @@ func (ts *toolState) merge(w *toolFields) {
 	set(&ts.location, w.location)
 	set(&ts.output, w.output)
 	set(&ts.meta, w.meta)
+}
+
+// setString sets *dst to the decoded string token tok, without decoding
+// (or allocating) when tok holds the same string already.
+func setString(dst *string, tok []byte) {
+	if in, ok := unquoted(tok); ok && string(in) == *dst {
+		return
+	}
+	*dst, _ = tokenString(tok)
 }
 
 // openTool emits the tool call's start (with its complete input: ACP

@@ -59,12 +59,17 @@ const (
 )
 
 // knownUpdates are the update kinds kept as custom payloads by design
-// (audit value, nothing to normalize); they do not count as unknown.
-var knownUpdates = map[string]bool{
-	uPlan: true, uCommands: true, uMode: true, uConfigOption: true, uSessionInfo: true,
-	uUsage: true, uPlanUpdate: true, uPlanRemoved: true, uNotice: true, uCompaction: true,
-	uCompactionChunk: true,
-}
+// (audit value, nothing to normalize); they do not count as unknown. The
+// value is the kind itself: looking it up with the token's bytes gives
+// the event name without a copy.
+var knownUpdates = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{uPlan, uCommands, uMode, uConfigOption, uSessionInfo, uUsage,
+		uPlanUpdate, uPlanRemoved, uNotice, uCompaction, uCompactionChunk} {
+		m[k] = k
+	}
+	return m
+}()
 
 // wireUsage is the ACP Usage object (prompt result "usage", unstable in
 // the v1 schema) and the shape Qwen Code puts in an update's _meta.usage.
@@ -128,19 +133,21 @@ type wirePermission struct {
 // borrowed spans of the params, found by one pass over each object
 // (jsonrpc.Members), nothing decoded that a handler does not use.
 type update struct {
-	session []byte // the sessionId token, with its quotes
-	obj     []byte // the update object
-	kind    []byte // the sessionUpdate token, with its quotes
-	content []byte // content (a ContentBlock, or a ToolCallContent array)
-	block   block  // content's type and text, when content is an object
-	msgID   []byte // messageId token
-	meta    []byte // the update's _meta
+	session []byte     // the sessionId token, with its quotes
+	obj     []byte     // the update object
+	kind    []byte     // the sessionUpdate token, with its quotes
+	content []byte     // content (a ContentBlock, or a ToolCallContent array)
+	block   block      // content's type and text, when content is an object
+	msgID   []byte     // messageId token
+	meta    []byte     // the update's _meta
+	tool    toolFields // the update's members as a ToolCall or ToolCallUpdate
 }
 
 // read fills u from a session/update's params in one walk that descends
 // into update and its content instead of skipping them and walking them
-// again (these lines are most of a session); ok is false when a member
-// has the wrong type.
+// again (these lines are most of a session), gathering the update's
+// members as tool fields on the way; ok is false when a member has the
+// wrong type.
 func (u *update) read(params []byte) bool {
 	*u = update{}
 	ok := true
@@ -178,10 +185,12 @@ func (u *update) read(params []byte) bool {
 						end = jsonguard.ValueEnd(params, j)
 					}
 					u.content = params[j:end]
+					u.tool.member(name, u.content)
 					return end
 				}
 				end = jsonguard.ValueEnd(params, j)
 				v := params[j:end]
+				u.tool.member(name, v)
 				switch string(name) {
 				case "sessionUpdate":
 					if v[0] != '"' {
