@@ -33,6 +33,12 @@ func Interrupted(agent string, out driver.Outcome, meta func() map[string]any) *
 	return nil
 }
 
+// Interruption reports whether f is the failure of a run its caller
+// stopped: cancelled or timed out.
+func Interruption(f *driver.RunFailure) bool {
+	return f != nil && (f.Code == driver.FailureCancelled || f.Code == driver.FailureTimeout)
+}
+
 // Exited is the failure of a process that a signal ended ("<agent>
 // terminated by signal <name>") or that exited with a non-zero code
 // ("<agent> exited with code <n>"), each WithLast the stream's last
@@ -50,13 +56,15 @@ func Exited(agent string, out driver.Outcome, last string, meta func() map[strin
 // End is the end of a session parser's Finish, after its Response is
 // built: it emits the terminal (run.finished with resp.Usage and finish,
 // or run.error with resp.Failure; when out.Err is set, run.error with an
-// agent error "<agent> run failed: <err>", and no usage), hands the
-// transcript over to resp (the Emitter is finished, so it is not copied;
-// its capacity is cut so that an append by the caller cannot reach the
-// Emitter's array), and returns out.Err when set, else the sink error.
+// agent error "<agent> run failed: <err>", and no usage, unless
+// resp.Failure is a cancellation or a timeout: an error of the stop does
+// not make a stopped run an agent error), hands the transcript over to
+// resp (the Emitter is finished, so it is not copied; its capacity is cut
+// so that an append by the caller cannot reach the Emitter's array), and
+// returns out.Err when set, else the sink error.
 func (e *Emitter) End(resp *driver.Response, finish *driver.Finish, out driver.Outcome, agent string) error {
 	failure := resp.Failure
-	if out.Err != nil {
+	if out.Err != nil && !Interruption(failure) {
 		failure = &driver.RunFailure{Code: driver.FailureAgentError, Message: agent + " run failed: " + out.Err.Error()}
 	}
 	var usage *driver.Usage

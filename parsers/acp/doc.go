@@ -116,15 +116,22 @@
 //	cancelled           failure, code cancelled      none
 //	(another value)     success                      unknown (Metadata unknown)
 //
-// A JSON-RPC error response to the prompt fails the run with code
-// provider_error, ErrorType the JSON-RPC code ("-32603"), Message the
-// error's message and Metadata data; it carries no usage, as for the
-// model APIs. Otherwise, in order: a read error, cancellation, timeout,
-// a signal and a non-zero exit fail the run; a session without a prompt
-// response fails it with an error response to another request
-// (initialize, session/new) if there was one, else as incomplete; with
-// the client side fed, a session/prompt that got no response fails it as
-// incomplete too.
+// The run's failure is decided in this order. A run its caller stopped
+// (Outcome.Cancelled, TimedOut) fails with code cancelled or timeout, and
+// a prompt answered with stopReason cancelled with code cancelled, even
+// when the stop went wrong too: an Outcome.Err that came with it (a
+// process still holding the output pipes after the kill, a write to a
+// closed stdin) goes to Metadata "error", leaves the checkpoint invalid
+// and is returned by Finish, but does not make the cancellation an
+// agent_error. Then a read or driver error (Outcome.Err) fails the run
+// with code agent_error; a JSON-RPC error response to the prompt with
+// code provider_error, ErrorType the JSON-RPC code ("-32603"), Message
+// the error's message and Metadata data, and no usage, as for the model
+// APIs; then a signal and a non-zero exit; a session without a prompt
+// response fails with an error response to another request (initialize,
+// session/new) if there was one, else as incomplete; with the client
+// side fed, a session/prompt that got no response fails it as incomplete
+// too.
 //
 // # Usage
 //

@@ -137,18 +137,28 @@ func (p *Parser) Finish(out Outcome) (driver.Response, error) {
 	return resp, err
 }
 
-// outcome decides the run's failure and finish. In this order: a read
-// error (Outcome.Err), cancellation, timeout, a prompt that ended with
-// stopReason cancelled, a JSON-RPC error on the prompt (a provider error
-// typed by its code), a signal, a non-zero exit, an error response to
-// another request when no turn ended, a session that ended without a
-// prompt response (incomplete), and a client prompt left unanswered.
-// Otherwise the run succeeded and its Finish is the last stopReason's.
+// outcome decides the run's failure and finish. In this order:
+// cancellation, timeout, a prompt that ended with stopReason cancelled, a
+// read or driver error (Outcome.Err), a JSON-RPC error on the prompt (a
+// provider error typed by its code), a signal, a non-zero exit, an error
+// response to another request when no turn ended, a session that ended
+// without a prompt response (incomplete), and a client prompt left
+// unanswered. Otherwise the run succeeded and its Finish is the last
+// stopReason's.
+//
+// A cancelled run is a cancellation whatever else its stop went through:
+// stopping an agent can fail in ways of its own (Qwen Code 0.24.4, killed
+// when it outlived the grace, left a process holding the output pipes:
+// process reports "output pipes still open"), and that error, in
+// Metadata "error", does not turn the cancellation into an agent error.
 func (p *Parser) outcome(out Outcome) (*driver.RunFailure, *driver.Finish) {
 	meta := func() map[string]any {
 		m := map[string]any{"exit_code": out.ExitCode}
 		if p.stopReason != "" {
 			m["stop_reason"] = p.stopReason
+		}
+		if out.Err != nil {
+			m["error"] = out.Err.Error()
 		}
 		return m
 	}
@@ -156,12 +166,12 @@ func (p *Parser) outcome(out Outcome) (*driver.RunFailure, *driver.Finish) {
 		return &driver.RunFailure{Code: code, Message: msg, Metadata: meta()}, nil
 	}
 	switch {
-	case out.Err != nil:
-		return fail(driver.FailureAgentError, "acp run failed: "+out.Err.Error())
 	case out.Cancelled || out.TimedOut:
 		return emit.Interrupted("acp", out, meta), nil
 	case p.terminal != nil && p.promptErr == nil && p.stopReason == "cancelled":
 		return fail(driver.FailureCancelled, "prompt turn cancelled (stopReason cancelled)")
+	case out.Err != nil:
+		return fail(driver.FailureAgentError, "acp run failed: "+out.Err.Error())
 	case p.terminal != nil && p.promptErr != nil:
 		e := p.promptErr
 		m := meta()

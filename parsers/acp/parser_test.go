@@ -2,7 +2,9 @@ package acp
 
 import (
 	stdjson "encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -465,5 +467,49 @@ func TestUpdateRead(t *testing.T) {
 				t.Fatalf("%s: block %q %q", params, typ, txt)
 			}
 		}
+	}
+}
+
+// TestCancelledWithStopError: a cancelled run stays a cancellation when
+// its stop also failed. Qwen Code 0.24.4's cancel
+// (corpus/acp/qwen-code@0.24.4/cancel: the prompt answered with
+// stopReason cancelled) with the error the process helper reports when
+// the killed agent left a process holding the output pipes: Failure and
+// the run.error terminal are cancelled, the error is in Metadata "error"
+// and returned, and the checkpoint is invalid; the same error on a turn
+// that ended with end_turn is an agent_error.
+func TestCancelledWithStopError(t *testing.T) {
+	capture, err := os.ReadFile("../../corpus/acp/qwen-code@0.24.4/cancel/stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopErr := errors.New("process: output pipes still open after the process exited; stopped reading")
+	for _, tc := range []struct {
+		name, stdout string
+		out          Outcome
+		want         driver.FailureCode
+	}{
+		{"cancelled", string(capture), Outcome{Cancelled: true, Signal: "SIGKILL", Err: stopErr}, driver.FailureCancelled},
+		{"timed out", string(capture), Outcome{TimedOut: true, Err: stopErr}, driver.FailureTimeout},
+		{"stopReason cancelled", string(capture), Outcome{Err: stopErr}, driver.FailureCancelled},
+		{"end_turn", textSession("end_turn", "", true), Outcome{Err: stopErr}, driver.FailureAgentError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, v, _ := run("", tc.stdout, "", Options{Streaming: true}, tc.out, nil)
+			if len(v) > 0 {
+				t.Fatalf("violations:\n%s", v)
+			}
+			f := r.Response.Failure
+			if f == nil || f.Code != tc.want || f.Metadata["error"] != stopErr.Error() {
+				t.Fatalf("failure %+v, want code %s with the error in Metadata", f, tc.want)
+			}
+			last := r.Payloads[len(r.Payloads)-1]
+			if last.Kind != driver.StreamRunError || last.Error == nil || last.Error.Code != tc.want {
+				t.Fatalf("terminal %s %+v, want run.error %s", last.Kind, last.Error, tc.want)
+			}
+			if r.Err != stopErr.Error() || r.Response.Checkpoint.Valid {
+				t.Fatalf("err %q, checkpoint valid %v", r.Err, r.Response.Checkpoint.Valid)
+			}
+		})
 	}
 }
