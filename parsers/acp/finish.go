@@ -198,14 +198,7 @@ func (p *Parser) outcome(out Outcome) (*driver.RunFailure, *driver.Finish) {
 
 // pendingPrompt returns the id of a session/prompt the client sent (seen
 // through FeedClient) that got no response, or "".
-func (p *Parser) pendingPrompt() string {
-	for _, key := range p.clientOrder {
-		if p.clientReqs[key] == mSessionPrompt {
-			return trimKey(key)
-		}
-	}
-	return ""
-}
+func (p *Parser) pendingPrompt() string { return p.calls.Pending(mSessionPrompt) }
 
 // checkpoint builds the checkpoint from this run's session id and marks
 // it Valid only under every condition of contract §9, and only when the

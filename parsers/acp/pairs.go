@@ -3,6 +3,7 @@ package acp
 import (
 	"fmt"
 
+	"github.com/agentwire/agentwire/internal/rpcbook"
 	"github.com/agentwire/agentwire/jsonrpc"
 )
 
@@ -25,8 +26,7 @@ type pairs struct {
 	seq      int // session/update notifications seen
 	terminal int // seq at the last terminal, 0 for none
 	tools    []announced
-	answered map[string]bool
-	client   []clientRequest
+	client   rpcbook.Pairing // the client's session requests and the responses to them
 	requests []agentReq
 }
 
@@ -35,11 +35,6 @@ type announced struct {
 	seq  int
 	off  int64
 	line int
-}
-
-type clientRequest struct {
-	method, id string
-	line       int
 }
 
 type agentReq struct {
@@ -54,21 +49,13 @@ func (p *Parser) pairTool(f jsonrpc.Frame, id string) {
 }
 
 // pairResponse notes a response of stdout.
-func (p *Parser) pairResponse(f jsonrpc.Frame) {
-	if f.ID.IsZero() {
-		return
-	}
-	if p.pairs.answered == nil {
-		p.pairs.answered = map[string]bool{}
-	}
-	p.pairs.answered[f.ID.Key()] = true
-}
+func (p *Parser) pairResponse(f jsonrpc.Frame) { p.pairs.client.Responded(f.ID.Key()) }
 
 // pairClient notes a request of the client side.
 func (p *Parser) pairClient(f jsonrpc.Frame) {
 	switch m := string(f.Method); m {
 	case mInitialize, mSessionNew, mSessionLoad, mSessionResume, mSessionPrompt:
-		p.pairs.client = append(p.pairs.client, clientRequest{m, f.ID.Key(), f.Line})
+		p.pairs.client.Track(m, f.ID.Key(), f.Line)
 	}
 }
 
@@ -87,24 +74,12 @@ func (p *Parser) unpairedAtFinish() {
 			}
 		}
 	}
-	for _, q := range r.client {
-		if !r.answered[q.id] {
-			p.opts.Unpaired(-1, 0, fmt.Sprintf("client request %s (id %s, stdin line %d) has no response in stdout", q.method, trimKey(q.id), q.line))
-		}
-	}
+	r.client.Unanswered(func(msg string) { p.opts.Unpaired(-1, 0, msg) })
 	if p.client {
 		for _, q := range r.requests {
 			if _, ok := p.answers[q.key]; !ok {
-				p.opts.Unpaired(q.off, q.line, fmt.Sprintf("agent request %s (id %s) has no answer on the client side", q.method, trimKey(q.key)))
+				p.opts.Unpaired(q.off, q.line, fmt.Sprintf("agent request %s (id %s) has no answer on the client side", q.method, rpcbook.IDText(q.key)))
 			}
 		}
 	}
-}
-
-// trimKey renders an ID key ("n:0", "s:abc") as the id.
-func trimKey(key string) string {
-	if len(key) > 2 && key[1] == ':' {
-		return key[2:]
-	}
-	return key
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/internal/rpcbook"
 	"github.com/agentwire/agentwire/jsonrpc"
 )
 
@@ -100,9 +101,8 @@ type Parser struct {
 	// The client side: request id key -> method, the sessionId param of
 	// session/load and session/resume requests, and the order of the
 	// requests.
-	clientReqs    map[string]string
+	calls         rpcbook.Calls // the client's requests awaiting the agent's responses
 	clientSession map[string]string
-	clientOrder   []string
 	cancelSent    int
 
 	// Replay of a loaded session's history. loaded: the load response
@@ -148,7 +148,7 @@ type Parser struct {
 	reqs     map[string]*Request
 	reqOrder []string
 	newReqs  []Request
-	answers  map[string]clientAnswer
+	answers  map[string]rpcbook.Answer // the client's answers by agent request id key
 
 	pairs pairs
 }
@@ -169,13 +169,12 @@ func New(sink driver.EventSink, opts Options) *Parser {
 	p := &Parser{
 		opts:          opts,
 		em:            emit.New(sink, opts.Streaming, Capability),
-		clientReqs:    map[string]string{},
 		clientSession: map[string]string{},
 		tools:         map[string]*toolState{},
 		otherSeen:     map[string]bool{},
 		counts:        map[string]int{},
 		reqs:          map[string]*Request{},
-		answers:       map[string]clientAnswer{},
+		answers:       map[string]rpcbook.Answer{},
 	}
 	if opts.SessionID != "" {
 		p.sessionID = opts.SessionID
@@ -241,18 +240,7 @@ func (p *Parser) Feed(f jsonrpc.Frame) error {
 		return p.response(f)
 	case jsonrpc.Batch:
 		// ACP does not batch; take the elements one by one.
-		for e, err := range f.Batch() {
-			if err != nil {
-				if e := p.malformedFrame(e, err.Error()); e != nil {
-					return e
-				}
-				continue
-			}
-			if err := p.Feed(e); err != nil {
-				return err
-			}
-		}
-		return nil
+		return rpcbook.Batch(f.Batch(), p.Feed, p.malformedFrame)
 	}
 	return p.malformedFrame(f, "not a JSON-RPC message")
 }
@@ -268,30 +256,13 @@ func (p *Parser) FeedError(err error) error {
 	if err == nil {
 		return p.em.Err()
 	}
-	meta := map[string]string{"malformed": err.Error()}
-	raw := map[string]any{"error": err.Error()}
-	var me *jsonrpc.MessageError
-	if errors.As(err, &me) {
-		meta["line"] = strconv.Itoa(me.Line)
-		meta["offset"] = strconv.FormatInt(me.Offset, 10)
-		raw["line"], raw["offset"] = me.Line, me.Offset
-	}
-	return p.poison(driver.TranscriptItem{Kind: driver.TranscriptStdout, Text: err.Error(), Metadata: meta}, raw)
+	return p.poison(rpcbook.FramingError(err))
 }
 
 // malformedFrame keeps a frame that is not a valid agent message as a
 // stdout transcript item and an acp/malformed payload, with its position.
 func (p *Parser) malformedFrame(f jsonrpc.Frame, why string) error {
-	text := string(f.Data)
-	if text == "" {
-		text = string(f.Raw)
-	}
-	if text == "" {
-		text = why
-	}
-	meta := map[string]string{"malformed": why, "line": strconv.Itoa(f.Line), "offset": strconv.FormatInt(f.Offset, 10)}
-	return p.poison(driver.TranscriptItem{Kind: driver.TranscriptStdout, Text: text, Metadata: meta},
-		map[string]any{"error": why, "line": f.Line, "offset": f.Offset, "text": text})
+	return p.poison(rpcbook.Malformed(f.Data, f.Raw, f.Offset, f.Line, why))
 }
 
 func (p *Parser) poison(it driver.TranscriptItem, raw map[string]any) error {
@@ -426,10 +397,7 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 // response handles an agent response to a client request.
 func (p *Parser) response(f jsonrpc.Frame) error {
 	key := f.ID.Key()
-	method, paired := p.clientReqs[key]
-	if paired {
-		delete(p.clientReqs, key)
-	}
+	method, _ := p.calls.Answered(key)
 	if p.opts.Unpaired != nil {
 		p.pairResponse(f)
 	}
@@ -708,10 +676,7 @@ func (p *Parser) FeedClient(f jsonrpc.Frame) error {
 		if p.opts.Unpaired != nil {
 			p.pairClient(f)
 		}
-		if _, dup := p.clientReqs[key]; !dup {
-			p.clientOrder = append(p.clientOrder, key)
-		}
-		p.clientReqs[key] = method
+		p.calls.Sent(key, method)
 		if method == mSessionLoad || method == mSessionResume || method == mSessionPrompt {
 			if s, ok := jsonguard.PeekString(f.Params, "sessionId", nil); ok {
 				p.clientSession[key] = string(s)
@@ -732,11 +697,12 @@ func (p *Parser) FeedClient(f jsonrpc.Frame) error {
 			p.cancelSent++
 		}
 	case jsonrpc.Response, jsonrpc.ErrorResponse:
-		a := clientAnswer{result: rawValue(f.Result), isErr: f.Class == jsonrpc.ErrorResponse}
-		if a.isErr {
+		var msg string
+		if f.Class == jsonrpc.ErrorResponse {
 			e, _ := f.DecodeError()
-			a.errMsg = nonEmpty(e.Message, "error")
+			msg = e.Message
 		}
+		a := rpcbook.NewAnswer(f.Result, f.Class == jsonrpc.ErrorResponse, msg)
 		key := f.ID.Key()
 		p.answers[key] = a
 		if r := p.reqs[key]; r != nil && !r.resolved {

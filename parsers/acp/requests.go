@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/internal/rpcbook"
 	"github.com/agentwire/agentwire/jsonrpc"
 	"github.com/segmentio/encoding/json"
 )
@@ -113,13 +114,6 @@ func (p *Parser) TakeRequests() []Request {
 	out := p.newReqs
 	p.newReqs = nil
 	return out
-}
-
-// clientAnswer is the client's response to an agent request.
-type clientAnswer struct {
-	result []byte
-	isErr  bool
-	errMsg string
 }
 
 // agentRequest maps an agent-to-client request: a permission request is
@@ -279,22 +273,22 @@ func (p *Parser) otherRequest(f jsonrpc.Frame, r *Request) error {
 // approved, reject_* rejected; the cancelled outcome or an error answer
 // aborted), a system item for an error answer to another request (a
 // refused fs or terminal call).
-func (p *Parser) resolve(r *Request, a clientAnswer) error {
+func (p *Parser) resolve(r *Request, a rpcbook.Answer) error {
 	r.resolved = true
 	if r.Decision == nil {
-		if !a.isErr {
+		if !a.IsErr {
 			return p.em.Err()
 		}
 		meta := map[string]string{"method": r.Method, "request_id": r.ID.String(), "answer": "error"}
-		return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: r.Method + " refused: " + a.errMsg, Metadata: meta})
+		return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: r.Method + " refused: " + a.ErrMsg, Metadata: meta})
 	}
 	d := r.Decision
 	res := driver.HITLResolvedPayload{RequestID: r.ID.String(), Kind: d.Kind, Source: d.Source}
 	choice := ""
 	switch {
-	case a.isErr:
+	case a.IsErr:
 		res.Result = driver.DecisionAborted
-		choice = a.errMsg
+		choice = a.ErrMsg
 	case r.Method == mRequestPermission:
 		var w struct {
 			Outcome struct {
@@ -302,7 +296,7 @@ func (p *Parser) resolve(r *Request, a clientAnswer) error {
 				OptionID string `json:"optionId"`
 			} `json:"outcome"`
 		}
-		jsonguard.Unmarshal(a.result, &w, 0)
+		jsonguard.Unmarshal(a.Result, &w, 0)
 		res.Result = driver.DecisionAnswered
 		switch w.Outcome.Outcome {
 		case "cancelled":
@@ -324,7 +318,7 @@ func (p *Parser) resolve(r *Request, a clientAnswer) error {
 		var w struct {
 			Action string `json:"action"`
 		}
-		jsonguard.Unmarshal(a.result, &w, 0)
+		jsonguard.Unmarshal(a.Result, &w, 0)
 		choice = w.Action
 		switch w.Action {
 		case "accept":
@@ -337,7 +331,7 @@ func (p *Parser) resolve(r *Request, a clientAnswer) error {
 			res.Result = driver.DecisionAnswered
 		}
 	}
-	if m, ok := anyOf(a.result).(map[string]any); ok {
+	if m, ok := anyOf(a.Result).(map[string]any); ok {
 		res.Answer = m
 	}
 	res.Choice = choice

@@ -141,17 +141,7 @@ func (p *Parser) failure(out Outcome) *driver.RunFailure {
 
 // pendingTurnStart returns the id of a turn/start the client sent (seen
 // through FeedClient) that got no response, or "".
-func (p *Parser) pendingTurnStart() string {
-	for _, key := range p.clientOrder {
-		if p.clientReqs[key] == mTurnStart {
-			if len(key) > 2 && key[1] == ':' {
-				return key[2:]
-			}
-			return key
-		}
-	}
-	return ""
-}
+func (p *Parser) pendingTurnStart() string { return p.calls.Pending(mTurnStart) }
 
 // checkpoint builds the checkpoint from this run's thread id and marks it
 // Valid only under every condition of contract §9.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/internal/rpcbook"
 	"github.com/agentwire/agentwire/jsonrpc"
 	"github.com/segmentio/encoding/json"
 )
@@ -236,19 +237,19 @@ func choices(raw json.RawMessage, method string) []driver.DecisionChoice {
 }
 
 // resolve emits hitl.resolved for an approval with the client's answer.
-func (p *Parser) resolve(a *Approval, ans clientAnswer) error {
+func (p *Parser) resolve(a *Approval, ans rpcbook.Answer) error {
 	a.resolved = true
 	res := driver.HITLResolvedPayload{RequestID: a.ID.String(), Kind: a.Decision.Kind, Source: a.Decision.Source}
 	choice := ""
-	if ans.isErr {
+	if ans.IsErr {
 		res.Result = driver.DecisionAborted
-		choice = ans.errMsg
+		choice = ans.ErrMsg
 	} else {
 		var r struct {
 			Decision json.RawMessage `json:"decision"`
 			Action   string          `json:"action"`
 		}
-		jsonguard.Unmarshal(ans.result, &r, 0)
+		jsonguard.Unmarshal(ans.Result, &r, 0)
 		switch d := anyOf(r.Decision).(type) {
 		case string:
 			choice = d
@@ -259,7 +260,7 @@ func (p *Parser) resolve(a *Approval, ans clientAnswer) error {
 		}
 		choice = nonEmpty(choice, r.Action)
 		res.Result = decisionResult(choice)
-		if m, ok := anyOf(ans.result).(map[string]any); ok {
+		if m, ok := anyOf(ans.Result).(map[string]any); ok {
 			res.Answer = m
 		}
 	}
@@ -306,7 +307,7 @@ func (p *Parser) serverResolved(f jsonrpc.Frame, pr *params) error {
 	if !ok {
 		// The answer is not known (no client side fed): resolved without
 		// a known decision.
-		ans = clientAnswer{}
+		ans = rpcbook.Answer{}
 	}
 	return p.resolve(a, ans)
 }

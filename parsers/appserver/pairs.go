@@ -3,6 +3,7 @@ package appserver
 import (
 	"fmt"
 
+	"github.com/agentwire/agentwire/internal/rpcbook"
 	"github.com/agentwire/agentwire/jsonrpc"
 )
 
@@ -24,8 +25,7 @@ type pairs struct {
 	turns    map[string]bool
 	started  []startedItem
 	done     map[string]bool
-	answered map[string]bool
-	requests []clientRequest
+	client   rpcbook.Pairing // the client's session requests and the responses to them
 }
 
 type startedItem struct {
@@ -33,11 +33,6 @@ type startedItem struct {
 	seq     int
 	off     int64
 	line    int
-}
-
-type clientRequest struct {
-	method, id string
-	line       int
 }
 
 // pairNotification notes a notification of this session (any thread).
@@ -80,21 +75,13 @@ func (p *Parser) pairItem(f jsonrpc.Frame, it *wireItem, started bool) {
 }
 
 // pairResponse notes a response of stdout.
-func (p *Parser) pairResponse(f jsonrpc.Frame) {
-	if f.ID.IsZero() {
-		return
-	}
-	if p.pairs.answered == nil {
-		p.pairs.answered = map[string]bool{}
-	}
-	p.pairs.answered[string(f.ID.Raw())] = true
-}
+func (p *Parser) pairResponse(f jsonrpc.Frame) { p.pairs.client.Responded(f.ID.Key()) }
 
 // pairClient notes a request of the client side.
 func (p *Parser) pairClient(f jsonrpc.Frame) {
 	switch m := string(f.Method); m {
 	case "initialize", "thread/start", "thread/resume", mTurnStart:
-		p.pairs.requests = append(p.pairs.requests, clientRequest{m, string(f.ID.Raw()), f.Line})
+		p.pairs.client.Track(m, f.ID.Key(), f.Line)
 	}
 }
 
@@ -109,9 +96,5 @@ func (p *Parser) unpairedAtFinish() {
 			p.opts.Unpaired(it.off, it.line, fmt.Sprintf("item %s (%s) started but never completed, though the turn ended", it.id, it.typ))
 		}
 	}
-	for _, q := range r.requests {
-		if !r.answered[q.id] {
-			p.opts.Unpaired(-1, 0, fmt.Sprintf("client request %s (id %s, stdin line %d) has no response in stdout", q.method, q.id, q.line))
-		}
-	}
+	r.client.Unanswered(func(msg string) { p.opts.Unpaired(-1, 0, msg) })
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/internal/rpcbook"
 	"github.com/agentwire/agentwire/jsonrpc"
 	"github.com/segmentio/encoding/json"
 )
@@ -115,10 +116,9 @@ type Parser struct {
 	turns    map[string]bool
 	pending  []driver.StreamPayload // custom payloads waiting for run.started
 
-	clientReqs    map[string]string       // client request id key -> method
-	clientOrder   []string                // client request id keys in order
-	clientAnswers map[string]clientAnswer // client responses by server request id key
-	approvals     map[string]*Approval    // server requests by id key
+	calls         rpcbook.Calls             // the client's requests awaiting the server's responses
+	clientAnswers map[string]rpcbook.Answer // client responses by server request id key
+	approvals     map[string]*Approval      // server requests by id key
 	approvalOrder []string
 	newApprovals  []Approval
 
@@ -164,12 +164,6 @@ type turnUsage struct {
 	legacy     bool       // from codex/event/token_count
 }
 
-type clientAnswer struct {
-	result []byte
-	errMsg string
-	isErr  bool
-}
-
 // New returns a Parser that emits to sink. The sink is used only during
 // Feed, FeedClient, FeedError and Finish.
 func New(sink driver.EventSink, opts Options) *Parser {
@@ -177,8 +171,7 @@ func New(sink driver.EventSink, opts Options) *Parser {
 		em:            emit.New(sink, opts.Streaming, Capability),
 		opts:          opts,
 		turns:         map[string]bool{},
-		clientReqs:    map[string]string{},
-		clientAnswers: map[string]clientAnswer{},
+		clientAnswers: map[string]rpcbook.Answer{},
 		approvals:     map[string]*Approval{},
 		items:         map[string]*itemState{},
 		otherSeen:     map[string]bool{},
@@ -287,18 +280,7 @@ func (p *Parser) Feed(f jsonrpc.Frame) error {
 		return p.response(f)
 	case jsonrpc.Batch:
 		// The app-server never batches; take the elements one by one.
-		for e, err := range f.Batch() {
-			if err != nil {
-				if e := p.malformedFrame(e, err.Error()); e != nil {
-					return e
-				}
-				continue
-			}
-			if err := p.Feed(e); err != nil {
-				return err
-			}
-		}
-		return nil
+		return rpcbook.Batch(f.Batch(), p.Feed, p.malformedFrame)
 	}
 	return p.malformedFrame(f, "not a JSON-RPC message")
 }
@@ -314,30 +296,13 @@ func (p *Parser) FeedError(err error) error {
 	if err == nil {
 		return p.em.Err()
 	}
-	meta := map[string]string{"malformed": err.Error()}
-	raw := map[string]any{"error": err.Error()}
-	var me *jsonrpc.MessageError
-	if errors.As(err, &me) {
-		meta["line"] = strconv.Itoa(me.Line)
-		meta["offset"] = strconv.FormatInt(me.Offset, 10)
-		raw["line"], raw["offset"] = me.Line, me.Offset
-	}
-	return p.poison(driver.TranscriptItem{Kind: driver.TranscriptStdout, Text: err.Error(), Metadata: meta}, raw)
+	return p.poison(rpcbook.FramingError(err))
 }
 
 // malformedFrame keeps a frame that is not a valid server message as a
 // stdout transcript item and an appserver/malformed payload.
 func (p *Parser) malformedFrame(f jsonrpc.Frame, why string) error {
-	text := string(f.Data)
-	if text == "" {
-		text = string(f.Raw)
-	}
-	if text == "" {
-		text = why
-	}
-	meta := map[string]string{"malformed": why, "line": strconv.Itoa(f.Line), "offset": strconv.FormatInt(f.Offset, 10)}
-	return p.poison(driver.TranscriptItem{Kind: driver.TranscriptStdout, Text: text, Metadata: meta},
-		map[string]any{"error": why, "line": f.Line, "offset": f.Offset, "text": text})
+	return p.poison(rpcbook.Malformed(f.Data, f.Raw, f.Offset, f.Line, why))
 }
 
 func (p *Parser) poison(it driver.TranscriptItem, raw map[string]any) error {
@@ -544,10 +509,7 @@ func (p *Parser) turnStarted(f jsonrpc.Frame, pr *params) error {
 // response handles a server response to a client request: the thread and
 // turn ids come from here.
 func (p *Parser) response(f jsonrpc.Frame) error {
-	method, paired := p.clientReqs[f.ID.Key()]
-	if paired {
-		delete(p.clientReqs, f.ID.Key())
-	}
+	method, _ := p.calls.Answered(f.ID.Key())
 	if f.Class == jsonrpc.ErrorResponse {
 		e, err := f.DecodeError()
 		if err != nil {
@@ -617,16 +579,14 @@ func (p *Parser) FeedClient(f jsonrpc.Frame) error {
 		if p.opts.Unpaired != nil {
 			p.pairClient(f)
 		}
-		if _, dup := p.clientReqs[f.ID.Key()]; !dup {
-			p.clientOrder = append(p.clientOrder, f.ID.Key())
-		}
-		p.clientReqs[f.ID.Key()] = string(f.Method)
+		p.calls.Sent(f.ID.Key(), string(f.Method))
 	case jsonrpc.Response, jsonrpc.ErrorResponse:
-		a := clientAnswer{result: append([]byte(nil), f.Result...), isErr: f.Class == jsonrpc.ErrorResponse}
-		if a.isErr {
+		var msg string
+		if f.Class == jsonrpc.ErrorResponse {
 			e, _ := f.DecodeError()
-			a.errMsg = nonEmpty(e.Message, "error")
+			msg = e.Message
 		}
+		a := rpcbook.NewAnswer(f.Result, f.Class == jsonrpc.ErrorResponse, msg)
 		key := f.ID.Key()
 		p.clientAnswers[key] = a
 		if ap := p.approvals[key]; ap != nil && !ap.resolved {
