@@ -21,9 +21,6 @@ var bufferSize = defaultBufferSize
 // allocation per event: the providers use fewer than ten.
 const nameSlots = 16
 
-// lfBatch is how many line feeds one scan records ahead (see scanLFs).
-const lfBatch = 32
-
 // trackWork enables the work counter of the linear-work tests; the tests
 // set it, so that production decoding does no bookkeeping for them.
 var trackWork = false
@@ -49,49 +46,6 @@ const (
 	stEOF                 // input exhausted, nothing pending
 )
 
-// finder remembers where the next occurrence of a byte is, or how far the
-// buffer is known not to contain it, so that no byte is searched twice.
-//
-// Invariant: while at < 0, buf[ls:from] holds no occurrence either, because
-// every search starts at or after the current line start and before from.
-type finder struct {
-	at   int // index of the next occurrence, or -1
-	from int // when at < 0: buf[from:w] holds no occurrence
-}
-
-func (f *finder) find(buf []byte, start, end int, c byte, work *int64) int {
-	if f.at >= start {
-		return f.at
-	}
-	from := f.from
-	if f.at >= 0 || from < start {
-		from = start
-	}
-	i := bytes.IndexByte(buf[from:end], c)
-	if i < 0 {
-		if trackWork {
-			*work += int64(end - from)
-		}
-		f.at, f.from = -1, end
-		return -1
-	}
-	if trackWork {
-		*work += int64(i + 1)
-	}
-	f.at = from + i
-	return f.at
-}
-
-func (f *finder) shift(n int) {
-	if f.at >= 0 {
-		f.at -= n
-	}
-	f.from -= n
-	if f.from < 0 {
-		f.from = 0
-	}
-}
-
 // machine is the single SSE state machine behind Reader and Decoder. It
 // consumes buf[pos:w]; the owner appends input at w (after makeRoom) and
 // calls step until it returns stMore.
@@ -107,23 +61,15 @@ type machine struct {
 	off  int64 // input offset of buf[0]
 	line int   // line number of the line starting at ls
 
-	blockLine int // line number at pos
-	cr        finder
+	blockLine int  // line number at pos
 	started   bool // BOM check done
 	done      bool // io.EOF reported
 
-	// Line feeds found ahead: lfs[ilf:nlf] are all the LFs in
-	// buf[ls:lfFrom], in order (entries below ls are stale and skipped);
-	// buf[lfFrom:w] has not been searched. clean says that no CR in
-	// buf[ls:lfs[nlf-1]] is a lone one, so that each of those lines ends
-	// at its LF, with a CRLF when the byte before it is a CR. While clean,
-	// the CR finder may already describe the bytes after the batch (what
-	// scanLFs counted there), not the CRLFs inside it: only lineEnd's
-	// slow path consults it, and never on a clean batch's lines.
-	lfs      [lfBatch]int
-	ilf, nlf int
-	lfFrom   int
-	clean    bool
+	// eolFrom is where the search for the end of the line at ls goes on:
+	// when eolFrom > ls, buf[ls:eolFrom] holds no LF and no CR, so that
+	// no byte is searched twice (a CR as the last byte so far is searched
+	// again, to see whether an LF follows).
+	eolFrom int
 
 	// Current block.
 	ndata        int
@@ -172,7 +118,6 @@ func (m *machine) init(o Options) {
 	m.spans = o.Spans
 	m.discardIncomplete = o.DiscardIncomplete
 	m.line, m.blockLine = 1, 1
-	m.cr.at = -1
 	if m.buf == nil {
 		m.acquire()
 	}
@@ -278,11 +223,7 @@ func (m *machine) shift(n int) {
 	m.ev1 -= n
 	m.id0 -= n
 	m.id1 -= n
-	m.cr.shift(n)
-	for i := m.ilf; i < m.nlf; i++ {
-		m.lfs[i] -= n
-	}
-	m.lfFrom = max(m.lfFrom-n, 0)
+	m.eolFrom = max(m.eolFrom-n, 0)
 }
 
 // count adds n bytes examined or copied to the work counter of the tests.
@@ -296,170 +237,37 @@ func (m *machine) count(n int) {
 // terminator and the terminator's length. ok is false when more input is
 // needed to tell.
 //
-// Lines are found with one search per line: scanLFs records the next line
-// feeds, and a CR before an LF makes a CRLF. Only where the input has a CR
-// that is not followed by an LF (a stream that ends lines with a lone CR)
-// does each line need the search for the CR too.
+// One search per line finds its end, an LF or a CR, whichever comes first
+// (indexEOL); a CR followed by an LF makes a CRLF. step has the same
+// search inlined in its loop.
 func (m *machine) lineEnd(atEOF bool) (end, n int, ok bool) {
-	ls := m.ls
-	// Fast path for the blank line that ends most events: no search.
-	if ls < m.w {
-		switch m.buf[ls] {
-		case '\n':
-			return ls, 1, true
-		case '\r':
-			if ls+1 < m.w {
-				if m.buf[ls+1] == '\n' {
-					return ls, 2, true
-				}
-				return ls, 1, true
-			}
-			if atEOF {
-				return ls, 1, true
-			}
-			return 0, 0, false
-		}
-	}
-	for m.ilf < m.nlf && m.lfs[m.ilf] < ls {
-		m.ilf++
-	}
-	if m.ilf == m.nlf && max(ls, m.lfFrom) < m.w {
-		m.scanLFs()
-	}
-	lfi := -1
-	if m.ilf < m.nlf {
-		lfi = m.lfs[m.ilf]
-		if m.clean {
-			m.ilf++
-			if lfi > ls && m.buf[lfi-1] == '\r' {
-				return lfi - 1, 2, true
-			}
-			return lfi, 1, true
-		}
-	}
-	cri := m.cr.at
-	if cri < ls {
-		if m.cr.at < 0 && m.cr.from >= m.w {
-			cri = -1 // no CR in buf[ls:m.w] (see finder)
-		} else {
-			cri = m.cr.find(m.buf, ls, m.w, '\r', &m.work)
-		}
-	}
-	if cri >= 0 && (lfi < 0 || cri < lfi) {
-		// WHATWG: lines end with CRLF, a lone LF or a lone CR. A CR as the
-		// last byte so far may be the first half of a CRLF: wait for the
-		// next byte (or the end of input) to keep Raw exact.
-		if cri+1 < m.w {
-			if m.buf[cri+1] == '\n' {
-				return cri, 2, true
-			}
-			return cri, 1, true
-		}
-		if atEOF {
-			return cri, 1, true
-		}
+	buf := m.buf[:m.w]
+	p := max(m.ls, m.eolFrom)
+	i := indexEOL(buf[p:])
+	if i < 0 {
+		m.count(len(buf) - p)
+		m.eolFrom = len(buf)
 		return 0, 0, false
 	}
-	if lfi >= 0 {
-		return lfi, 1, true
+	m.count(i + 1)
+	e := p + i
+	if buf[e] == '\n' {
+		return e, 1, true
 	}
+	// WHATWG: lines end with CRLF, a lone LF or a lone CR. A CR as the
+	// last byte so far may be the first half of a CRLF: wait for the next
+	// byte (or the end of input) to keep Raw exact.
+	if e+1 < len(buf) {
+		if buf[e+1] == '\n' {
+			return e, 2, true
+		}
+		return e, 1, true
+	}
+	if atEOF {
+		return e, 1, true
+	}
+	m.eolFrom = e
 	return 0, 0, false
-}
-
-// scanLFs records up to lfBatch line feeds after m.ls and decides whether
-// the lines they end are clean: every CR among them is followed by an LF.
-// That costs one count of the CRs over the lines (or nothing, when the CR
-// finder already knows there is no CR there) instead of one search per
-// line. Every byte is searched once for an LF and at most once for a CR
-// (twice in a batch with a lone CR, whose lines the CR finder then walks).
-func (m *machine) scanLFs() {
-	buf := m.buf[:m.w]
-	p := max(m.ls, m.lfFrom)
-	n, crlf := 0, 0
-	start := m.ls // start of the line the next LF ends, if no CR is lone
-	for n < lfBatch {
-		i := bytes.IndexByte(buf[p:], '\n')
-		if i < 0 {
-			m.count(len(buf) - p)
-			p = len(buf)
-			break
-		}
-		m.count(i + 1)
-		lf := p + i
-		if lf > start && buf[lf-1] == '\r' {
-			crlf++
-		}
-		m.lfs[n] = lf
-		n++
-		p = lf + 1
-		// The blank lines that follow (the end of an event) need no
-		// search.
-		for n < lfBatch && p < len(buf) {
-			if buf[p] == '\n' {
-				m.lfs[n] = p
-				n++
-				p++
-			} else if buf[p] == '\r' && p+1 < len(buf) && buf[p+1] == '\n' {
-				m.lfs[n] = p + 1
-				n++
-				crlf++
-				p += 2
-			} else {
-				break
-			}
-		}
-		start = p
-	}
-	m.ilf, m.nlf = 0, n
-	m.lfFrom = p
-	// Count the CRs in the lines, starting where the CR finder's knowledge
-	// ends: one call for the batch. When the search reached the end of the
-	// input, the count takes in the unterminated tail as well, so that the
-	// tail needs no search of its own for a lone CR (a CR there not at the
-	// very end is one: the tail has no LF).
-	end := p // the end of the counted range
-	if n > 0 {
-		end = m.lfs[n-1]
-	}
-	tail := p == len(buf)
-	if tail {
-		end = len(buf)
-	}
-	from := m.ls
-	if m.cr.at >= m.ls {
-		from = m.cr.at // the first CR at or after ls
-	} else if m.cr.at < 0 && m.cr.from > from {
-		from = min(m.cr.from, end) // no CR in buf[ls:cr.from]
-	}
-	crs := 0
-	if from < end {
-		m.count(end - from)
-		crs = bytes.Count(buf[from:end], []byte{'\r'})
-	}
-	switch {
-	case crs == crlf:
-		// Every CR ends a CRLF: the lines are clean and the tail, if
-		// counted, has none.
-		m.clean = true
-		if tail || m.cr.at < m.ls {
-			m.cr.at, m.cr.from = -1, end
-		}
-	case tail && crs == crlf+1 && end > 0 && buf[end-1] == '\r' && (n == 0 || end-1 > m.lfs[n-1]):
-		// The tail's one CR is its last byte, perhaps half a CRLF.
-		m.clean = true
-		m.cr.at = end - 1
-	case tail && n > 0:
-		// A lone CR in the lines or in the tail: count the lines alone.
-		last := m.lfs[n-1]
-		crs = 0
-		if from < last {
-			m.count(last - from)
-			crs = bytes.Count(buf[from:last], []byte{'\r'})
-		}
-		m.clean = crs == crlf
-	default:
-		m.clean = false
-	}
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
@@ -495,41 +303,8 @@ func (m *machine) step(atEOF bool) status {
 			return st
 		}
 	}
-	for {
-		if m.ilf == m.nlf && max(m.ls, m.lfFrom) < m.w {
-			m.scanLFs()
-		}
-		if m.ilf < m.nlf && m.clean {
-			if st := m.lines(); st != stMore {
-				return st
-			}
-			continue
-		}
-		if m.ilf == m.nlf && m.cr.at < 0 && m.cr.from >= m.w {
-			// Every LF found is used and buf[ls:w] was searched (just
-			// above, or before), and the CR finder knows it holds no CR:
-			// no line ends there (the tail of a read), as lineEnd would
-			// find.
-			break
-		}
-		// A batch with a lone CR, or no line feed ahead: one line at a
-		// time.
-		end, n, ok := m.lineEnd(atEOF)
-		if !ok {
-			break
-		}
-		if end == m.ls {
-			// WHATWG: an empty line dispatches the event.
-			next := end + n
-			m.line++
-			if st := m.dispatch(next, false); st != stMore {
-				return st
-			}
-			continue
-		}
-		m.fieldLine(m.buf[m.ls:end], m.ls)
-		m.ls = end + n
-		m.line++
+	if st := m.lines(atEOF); st != stMore {
+		return st
 	}
 	if m.w-m.pos > m.maxEvent {
 		// The block is unterminated and already larger than the limit.
@@ -551,57 +326,81 @@ func (m *machine) step(atEOF bool) status {
 	return m.finish()
 }
 
-// lines consumes the lines of a clean batch (see scanLFs), each ended by
-// the next recorded line feed: the hot loop of step. It returns stMore
-// when the batch is used up without output.
-func (m *machine) lines() status {
+// lines consumes the complete lines of buf[ls:w], each ended by the first
+// LF or CR after it (one indexEOL per line; a blank line, the end of most
+// events, needs none): the hot loop of step. It returns stMore when no
+// complete line is left without output.
+func (m *machine) lines(atEOF bool) status {
 	buf := m.buf[:m.w]
 	ls, line := m.ls, m.line
-	for m.ilf < m.nlf {
-		lf := m.lfs[m.ilf]
-		m.ilf++
-		if lf < ls {
-			continue // a blank line lineEnd took without the batch
+	for {
+		// The end of the line at ls: e is its terminator, next the start
+		// of the following line.
+		var e int
+		if ls < len(buf) && (buf[ls] == '\n' || buf[ls] == '\r') {
+			e = ls // a blank line: no search
+			m.count(1)
+		} else {
+			p := max(ls, m.eolFrom)
+			i := indexEOL(buf[p:])
+			if i < 0 {
+				m.count(len(buf) - p)
+				m.eolFrom = len(buf)
+				break
+			}
+			m.count(i + 1)
+			e = p + i
 		}
-		end := lf
-		if end > ls && buf[end-1] == '\r' {
-			end--
+		next := e + 1
+		if buf[e] == '\r' {
+			// WHATWG: lines end with CRLF, a lone LF or a lone CR. A CR
+			// as the last byte so far may be the first half of a CRLF:
+			// wait for the next byte (or the end of input) to keep Raw
+			// exact.
+			if next < len(buf) {
+				if buf[next] == '\n' {
+					next++
+				}
+			} else if !atEOF {
+				m.eolFrom = e
+				break
+			}
 		}
 		line++
-		if end == ls {
+		if e == ls {
 			// WHATWG: an empty line dispatches the event.
 			m.ls, m.line = ls, line
-			if st := m.dispatch(lf+1, false); st != stMore {
+			if st := m.dispatch(next, false); st != stMore {
 				return st
 			}
-			ls = lf + 1
+			ls = next
 			continue
 		}
 		// The two fields of nearly every line first, without the general
 		// field parsing.
-		if n := end - ls; n >= 5 && string(buf[ls:ls+5]) == "data:" {
+		if n := e - ls; n >= 5 && string(buf[ls:ls+5]) == "data:" {
 			m.count(n)
 			v := ls + 5
-			if v < end && buf[v] == ' ' {
+			if v < e && buf[v] == ' ' {
 				v++
 			}
 			m.fields = true
 			if m.ndata == 0 {
-				m.d0, m.d1, m.ndata = v, end, 1
+				m.d0, m.d1, m.ndata = v, e, 1
 			} else {
-				m.data(v, end)
+				m.data(v, e)
 			}
 		} else if n >= 6 && string(buf[ls:ls+6]) == "event:" {
 			m.count(n)
 			v := ls + 6
-			if v < end && buf[v] == ' ' {
+			if v < e && buf[v] == ' ' {
 				v++
 			}
-			m.fields, m.hasEvent, m.ev0, m.ev1 = true, true, v, end
+			m.fields, m.hasEvent, m.ev0, m.ev1 = true, true, v, e
 		} else {
-			m.fieldLine(buf[ls:end], ls)
+			m.fieldLine(buf[ls:e], ls)
 		}
-		ls = lf + 1
+		ls = next
 	}
 	m.ls, m.line = ls, line
 	return stMore
