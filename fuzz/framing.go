@@ -64,13 +64,7 @@ func clip(b []byte) []byte {
 func SSEFrames(src io.Reader, data []byte) ([]string, error) {
 	var tee bytes.Buffer
 	r := sse.NewReader(src, sse.Options{MaxEventSize: SSEMaxEvent, Spans: true, Tee: &tee})
-	acc := accounting{data: data}
-	var out []string
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			break
-		}
+	return drain("sse", data, &tee, r.Next, func(acc *accounting, f *sse.Frame, err error) ([]string, error) {
 		if err != nil {
 			var se *sse.Error
 			if !sse.IsRecoverable(err) || !errors.As(err, &se) {
@@ -79,11 +73,10 @@ func SSEFrames(src io.Reader, data []byte) ([]string, error) {
 			if se.Offset < 0 || se.Offset > int64(len(data)) {
 				return nil, fmt.Errorf("sse: error %v positioned outside the input", err)
 			}
-			out = append(out, "error "+err.Error())
 			if acc.frames++; acc.frames > len(data)+framesFixed {
 				return nil, fmt.Errorf("sse: more than %d frames and errors", len(data)+framesFixed)
 			}
-			continue
+			return []string{"error " + err.Error()}, nil
 		}
 		if err := acc.frame("sse", f.Offset, f.Raw); err != nil {
 			return nil, err
@@ -94,13 +87,38 @@ func SSEFrames(src io.Reader, data []byte) ([]string, error) {
 		if len(f.Data) > len(f.Raw) {
 			return nil, fmt.Errorf("sse: data of %d bytes from %d raw bytes", len(f.Data), len(f.Raw))
 		}
-		out = append(out, fmt.Sprintf("%v @%d L%d ev=%q id=%q retry=%v/%v inc=%v data=%q", f.Kind, f.Offset, f.Line,
-			f.Event, f.ID, f.Retry, f.HasRetry, f.Incomplete, f.Data))
+		return []string{sseLine(f)}, nil
+	})
+}
+
+// sseLine renders a frame for the comparison of SSEFrames and SSEPush.
+func sseLine(f *sse.Frame) string {
+	return fmt.Sprintf("%v @%d L%d ev=%q id=%q retry=%v/%v inc=%v data=%q", f.Kind, f.Offset, f.Line,
+		f.Event, f.ID, f.Retry, f.HasRetry, f.Incomplete, f.Data)
+}
+
+// drain is the loop of the three framing oracles: it reads frames (and
+// errors) with next up to io.EOF, hands each to each, which checks it
+// against the accounting and renders it as lines, then checks that the
+// accounting rebuilt the input and that the Tee saw every byte.
+func drain[F any](what string, data []byte, tee *bytes.Buffer, next func() (F, error), each func(acc *accounting, f F, err error) ([]string, error)) ([]string, error) {
+	acc := accounting{data: data}
+	var out []string
+	for {
+		f, err := next()
+		if err == io.EOF {
+			break
+		}
+		lines, err := each(&acc, f, err)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, lines...)
 	}
-	if err := acc.done("sse"); err != nil {
+	if err := acc.done(what); err != nil {
 		return nil, err
 	}
-	return out, teeCheck("sse", &tee, data)
+	return out, teeCheck(what, tee, data)
 }
 
 // SSEPush feeds data to an sse.Decoder in the chunks of ch and returns
@@ -112,8 +130,7 @@ func SSEPush(data []byte, ch io.Reader) ([]string, error) {
 			out = append(out, "error "+err.Error())
 			return nil
 		}
-		out = append(out, fmt.Sprintf("%v @%d L%d ev=%q id=%q retry=%v/%v inc=%v data=%q", f.Kind, f.Offset, f.Line,
-			f.Event, f.ID, f.Retry, f.HasRetry, f.Incomplete, f.Data))
+		out = append(out, sseLine(f))
 		return nil
 	})
 	buf := make([]byte, 4096)
@@ -185,13 +202,7 @@ func diff(what string, a, b []string) error {
 func NDJSONFrames(src io.Reader, data []byte) ([]string, error) {
 	var tee bytes.Buffer
 	r := ndjson.NewReader(src, ndjson.Options{MaxLineSize: LineMax, Tee: &tee})
-	acc := accounting{data: data}
-	var out []string
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			break
-		}
+	return drain("ndjson", data, &tee, r.Next, func(acc *accounting, f ndjson.Frame, err error) ([]string, error) {
 		if err != nil {
 			var le *ndjson.LineError
 			if !errors.As(err, &le) || !errors.Is(err, ndjson.ErrLineTooLong) {
@@ -200,8 +211,7 @@ func NDJSONFrames(src io.Reader, data []byte) ([]string, error) {
 			if err := acc.skip("ndjson", le.Offset, le.Len); err != nil {
 				return nil, err
 			}
-			out = append(out, "error "+err.Error())
-			continue
+			return []string{"error " + err.Error()}, nil
 		}
 		if err := acc.frame("ndjson", f.Offset, f.Raw); err != nil {
 			return nil, err
@@ -209,12 +219,8 @@ func NDJSONFrames(src io.Reader, data []byte) ([]string, error) {
 		if len(f.Data) > LineMax {
 			return nil, fmt.Errorf("ndjson: line of %d bytes returned past MaxLineSize %d", len(f.Data), LineMax)
 		}
-		out = append(out, ndjsonLine(f))
-	}
-	if err := acc.done("ndjson"); err != nil {
-		return nil, err
-	}
-	return out, teeCheck("ndjson", &tee, data)
+		return []string{ndjsonLine(f)}, nil
+	})
 }
 
 // CheckNDJSON is the FuzzNDJSON oracle: like CheckSSE for the NDJSON
@@ -229,13 +235,7 @@ func CheckNDJSON(data []byte) error {
 func JSONRPCFrames(src io.Reader, data []byte) ([]string, error) {
 	var tee bytes.Buffer
 	r := jsonrpc.NewReader(src, jsonrpc.Options{MaxLineSize: LineMax, MaxDepth: Depth, Tee: &tee})
-	acc := accounting{data: data}
-	var out []string
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			break
-		}
+	return drain("jsonrpc", data, &tee, r.Next, func(acc *accounting, f jsonrpc.Frame, err error) ([]string, error) {
 		if err != nil && !jsonrpc.IsRecoverable(err) {
 			return nil, fmt.Errorf("jsonrpc: fatal error on an in-memory stream: %v", err)
 		}
@@ -245,8 +245,7 @@ func JSONRPCFrames(src io.Reader, data []byte) ([]string, error) {
 			if err := acc.skip("jsonrpc", me.Offset, me.Len); err != nil {
 				return nil, err
 			}
-			out = append(out, "error "+err.Error())
-			continue
+			return []string{"error " + err.Error()}, nil
 		}
 		if err := acc.frame("jsonrpc", f.Offset, f.Raw); err != nil {
 			return nil, err
@@ -261,7 +260,7 @@ func JSONRPCFrames(src io.Reader, data []byte) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, s)
+		out := []string{s}
 		if f.Class == jsonrpc.Batch {
 			n := 0
 			for e, eerr := range f.Batch() {
@@ -275,11 +274,8 @@ func JSONRPCFrames(src io.Reader, data []byte) ([]string, error) {
 				out = append(out, "  "+s)
 			}
 		}
-	}
-	if err := acc.done("jsonrpc"); err != nil {
-		return nil, err
-	}
-	return out, teeCheck("jsonrpc", &tee, data)
+		return out, nil
+	})
 }
 
 // rpcLine renders a classified frame and checks that its members are
