@@ -363,39 +363,60 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func payloadDetail(s *driver.StreamPayload) string {
-	var parts []string
-	add := func(k, v string) {
-		if v != "" {
-			parts = append(parts, k+" "+v)
-		}
+// detail collects the parts of a timeline line after its kind.
+type detail []string
+
+// add adds "k v" when v is not empty.
+func (d *detail) add(k, v string) {
+	if v != "" {
+		*d = append(*d, k+" "+v)
 	}
-	add("thread", s.ThreadID)
-	add("turn", s.TurnID)
-	add("scope", s.ScopeID)
-	add("message", s.MessageID)
-	add("call", s.ToolCallID)
-	add("name", s.Name)
+}
+
+// put adds a part as it is.
+func (d *detail) put(part string) { *d = append(*d, part) }
+
+// usage adds a usage's token counts, when there is one.
+func (d *detail) usage(u *driver.Usage) {
+	if u != nil {
+		d.put(fmt.Sprintf("usage %d in / %d out", u.InputTokens, u.OutputTokens))
+	}
+}
+
+// String is the parts, each after a space ("" for none).
+func (d detail) String() string {
+	if len(d) == 0 {
+		return ""
+	}
+	return " " + strings.Join(d, " ")
+}
+
+func payloadDetail(s *driver.StreamPayload) string {
+	var d detail
+	d.add("thread", s.ThreadID)
+	d.add("turn", s.TurnID)
+	d.add("scope", s.ScopeID)
+	d.add("message", s.MessageID)
+	d.add("call", s.ToolCallID)
+	d.add("name", s.Name)
 	if s.Delta != "" {
-		parts = append(parts, short(s.Delta, 60))
+		d.put(short(s.Delta, 60))
 	}
 	if len(s.Args) > 0 {
-		parts = append(parts, "args "+shortJSON(s.Args, 60))
+		d.put("args " + shortJSON(s.Args, 60))
 	}
 	if len(s.Result) > 0 {
-		parts = append(parts, "result "+shortJSON(s.Result, 60))
+		d.put("result " + shortJSON(s.Result, 60))
 	}
-	if u := s.Usage; u != nil {
-		parts = append(parts, fmt.Sprintf("usage %d in / %d out", u.InputTokens, u.OutputTokens))
-	}
+	d.usage(s.Usage)
 	if s.Error != nil {
-		parts = append(parts, fmt.Sprintf("error %s %s", s.Error.Code, short(s.Error.Message, 60)))
+		d.put(fmt.Sprintf("error %s %s", s.Error.Code, short(s.Error.Message, 60)))
 	}
 	if h := s.HITLRequested; h != nil {
-		parts = append(parts, "request "+shortJSON(h, 60))
+		d.put("request " + shortJSON(h, 60))
 	}
 	if h := s.HITLResolved; h != nil {
-		parts = append(parts, "resolved "+shortJSON(h, 60))
+		d.put("resolved " + shortJSON(h, 60))
 	}
 	if !s.Kind.IsCanonical() && len(s.Raw) > 0 {
 		keys := make([]string, 0, len(s.Raw))
@@ -403,43 +424,30 @@ func payloadDetail(s *driver.StreamPayload) string {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		parts = append(parts, "{"+strings.Join(keys, ",")+"}")
+		d.put("{" + strings.Join(keys, ",") + "}")
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " " + strings.Join(parts, " ")
+	return d.String()
 }
 
 func itemDetail(it *driver.TranscriptItem) string {
-	var parts []string
-	add := func(k, v string) {
-		if v != "" {
-			parts = append(parts, k+" "+v)
-		}
-	}
-	add("scope", it.ScopeID)
-	add("tool", it.ToolName)
-	add("id", it.ToolUseID)
-	add("session", it.SessionID)
-	add("model", it.Model)
-	add("subtype", it.Subtype)
+	var d detail
+	d.add("scope", it.ScopeID)
+	d.add("tool", it.ToolName)
+	d.add("id", it.ToolUseID)
+	d.add("session", it.SessionID)
+	d.add("model", it.Model)
+	d.add("subtype", it.Subtype)
 	if it.IsError {
-		parts = append(parts, "error")
+		d.put("error")
 	}
 	if it.Input != nil {
-		parts = append(parts, "input "+shortJSON(it.Input, 50))
+		d.put("input " + shortJSON(it.Input, 50))
 	}
 	if it.Text != "" {
-		parts = append(parts, short(it.Text, 70))
+		d.put(short(it.Text, 70))
 	}
-	if u := it.Usage; u != nil {
-		parts = append(parts, fmt.Sprintf("usage %d in / %d out", u.InputTokens, u.OutputTokens))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " " + strings.Join(parts, " ")
+	d.usage(it.Usage)
+	return d.String()
 }
 
 // short quotes s, cut to n runes. It looks at no more of s than it prints:
