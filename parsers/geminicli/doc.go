@@ -38,7 +38,7 @@
 //	wire event                        StreamPayloads                          TranscriptItems
 //	init {session_id, model}          run.started ThreadID = session_id       init SessionID, Model
 //	                                  (gemini-cli/init if something came first)
-//	message role user {content}       — (the prompt, echoed)                  user Text
+//	message role user {content}       — (the prompt, echoed)                  user Text (none if content is "")
 //	message role assistant, delta     text.start (first chunk), text.content  assistant Text = the chunks joined,
 //	                                  per chunk, text.end when any other      Model, when the message ends
 //	                                  event comes (or at Finish)

@@ -358,7 +358,13 @@ func (p *Parser) messageEvent(f ndjson.Frame) error {
 			return err
 		}
 		// The prompt, echoed: an item, never a payload (a driver does not
-		// replay the user's input as its own output).
+		// replay the user's input as its own output). An empty one (a
+		// user message with "content": "", delta or not) is no item: a
+		// user item has Text (TRN-01), and claude and appserver drop
+		// theirs too.
+		if *ev.Content == "" {
+			return nil
+		}
 		return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptUser, Text: *ev.Content})
 	}
 	if err := p.endMessage(); err != nil {

@@ -346,3 +346,24 @@ func TestWholeMessageAndOddParameters(t *testing.T) {
 		t.Errorf("Output %q metadata %v", r.Response.Output, r.Response.Metadata)
 	}
 }
+
+// TestEmptyUserMessage: a user message with an empty content (FuzzCLIGemini
+// found one with "delta": true on libFuzzer, session 6) ends the assistant
+// message like any user message but is no user item, which must have Text.
+func TestEmptyUserMessage(t *testing.T) {
+	empty := `{"type":"message","role":"user","content":"","delta":true}`
+	r := mustRun(t, lines(lInit, lUser, lDelta1, empty, lDelta2, lResult), streaming, Outcome{})
+	want := []string{"run.started",
+		"text.start:msg-1", "text.content:msg-1", "text.end:msg-1",
+		"text.start:msg-2", "text.content:msg-2", "text.end:msg-2",
+		"run.finished"}
+	if d := cmp.Diff(want, kinds(r.Payloads)); d != "" {
+		t.Errorf("payloads (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"init", "user", "assistant", "assistant", "result"}, itemKinds(r.Items)); d != "" {
+		t.Errorf("items (-want +got):\n%s", d)
+	}
+	if !r.Response.Checkpoint.Valid {
+		t.Errorf("checkpoint %+v", r.Response.Checkpoint)
+	}
+}
