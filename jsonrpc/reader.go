@@ -5,6 +5,8 @@ import (
 	"io"
 	"iter"
 
+	"github.com/agentwire/agentwire/internal/seq"
+
 	"github.com/agentwire/agentwire/ndjson"
 )
 
@@ -88,20 +90,7 @@ func IsRecoverable(err error) bool {
 // the loop leaves the Reader and its source as they are: a later Next or
 // All goes on with the frame after the last one yielded.
 func (r *Reader) All() iter.Seq2[Frame, error] {
-	return func(yield func(Frame, error) bool) {
-		for {
-			f, err := r.Next()
-			if err == io.EOF {
-				return
-			}
-			if !yield(f, err) {
-				return
-			}
-			if err != nil && !IsRecoverable(err) {
-				return
-			}
-		}
-	}
+	return seq.Frames(r.Next, IsRecoverable)
 }
 
 // Decoder is the push face: bytes go in through Write, frames come out

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"iter"
+
+	"github.com/agentwire/agentwire/internal/seq"
 )
 
 // Reader frames NDJSON read from an io.Reader. Create it with [NewReader].
@@ -125,18 +127,5 @@ func writeTee(w io.Writer, p []byte) error {
 // or All goes on with the frame after the last one yielded. The yielded
 // slices are valid until the next iteration.
 func (r *Reader) All() iter.Seq2[Frame, error] {
-	return func(yield func(Frame, error) bool) {
-		for {
-			f, err := r.Next()
-			if err == io.EOF {
-				return
-			}
-			if !yield(f, err) {
-				return
-			}
-			if err != nil && !IsRecoverable(err) {
-				return
-			}
-		}
-	}
+	return seq.Frames(r.Next, IsRecoverable)
 }

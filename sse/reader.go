@@ -5,6 +5,8 @@ import (
 	"io"
 	"iter"
 	"time"
+
+	"github.com/agentwire/agentwire/internal/seq"
 )
 
 // maxEmptyReads is how many consecutive (0, nil) reads Next tolerates before
@@ -145,20 +147,7 @@ func (r *Reader) fill() {
 // The source is the caller's to close (Close closes it when it is an
 // io.Closer, such as an HTTP response body).
 func (r *Reader) All() iter.Seq2[*Frame, error] {
-	return func(yield func(*Frame, error) bool) {
-		for {
-			f, err := r.Next()
-			if err == io.EOF {
-				return
-			}
-			if !yield(f, err) {
-				return
-			}
-			if err != nil && !IsRecoverable(err) {
-				return
-			}
-		}
-	}
+	return seq.Frames(r.Next, IsRecoverable)
 }
 
 // IsRecoverable reports whether err, returned by Next or passed to a
