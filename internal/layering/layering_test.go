@@ -51,7 +51,12 @@ func ruleFor(rel string) (rule, bool) {
 		// internal helpers sit just above driver (internal/emit speaks its
 		// vocabulary) and below everything else.
 		return rule{modulePkgs: []string{"internal/", "driver"}, thirdParty: []string{"*"}}, true
-	case rel == "sse" || rel == "ndjson":
+	case rel == "sse":
+		// sse's line-end search has an AVX2 path (eol_amd64.s), chosen by
+		// golang.org/x/sys/cpu's feature bits: the Go team's CPU detection,
+		// already in the module graph through segmentio/encoding.
+		return rule{modulePkgs: []string{"internal/"}, thirdParty: []string{"github.com/segmentio/encoding", "golang.org/x/sys/cpu"}, pure: true}, true
+	case rel == "ndjson":
 		return rule{modulePkgs: []string{"internal/"}, thirdParty: []string{"github.com/segmentio/encoding"}, pure: true}, true
 	case rel == "jsonrpc":
 		// jsonrpc frames with ndjson's line reader (issue 5): the one
