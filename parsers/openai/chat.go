@@ -8,7 +8,6 @@ import (
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/emit"
-	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/sse"
 )
 
@@ -29,7 +28,8 @@ type cChoice struct {
 	index     int
 	msgID     string
 	text      strings.Builder
-	reasoning []byte // the reasoning block being streamed
+	reasoning strings.Builder // the reasoning block being streamed (apistream.Append)
+	rsID      string          // the reasoning lifecycle id, msgID+":reasoning"
 	rsOpen    bool
 	refusal   []byte
 	calls     []*cCall
@@ -80,6 +80,7 @@ func (p *Parser) choice(idx int) *cChoice {
 		base = "choice"
 	}
 	ch := &cChoice{index: idx, msgID: base + ":" + strconv.Itoa(idx)}
+	ch.rsID = ch.msgID + ":reasoning"
 	c.choices = append(c.choices, ch)
 	c.last = ch
 	return ch
@@ -119,25 +120,23 @@ func (t *chatTop) member(key, v []byte) {
 // the same pass (jsonguard.CheckMembers): the error is Check's. The
 // members a chunk repeats from the one before (id, object, created, model,
 // system_fingerprint: the envelope of every chunk) are not scanned again
-// (jsonguard.Members; the result is CheckMembers' exactly).
-func (p *Parser) checkChunk(data []byte, t *chatTop) error {
-	*t = chatTop{}
-	return p.chunks.Check(data, 0, func(name, v []byte) {
-		key := name[1 : len(name)-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			p.kbuf = jsonguard.AppendString(p.kbuf[:0], name)
-			key = p.kbuf
-		}
-		t.member(key, v)
-	})
+// (jsonguard.Members; the result is CheckMembers' exactly). The members
+// are read into the Parser's own chatTop, which it returns: valid until
+// the next checkChunk, so that a chunk allocates nothing (a chatTop on the
+// stack would escape through the callback Members keeps).
+func (p *Parser) checkChunk(data []byte) (*chatTop, error) {
+	p.ctop = chatTop{}
+	if p.ctopMember == nil {
+		p.ctopMember = func(name, v []byte) { p.ctop.member(p.memberKey(name), v) }
+	}
+	return &p.ctop, p.chunks.Check(data, 0, p.ctopMember)
 }
 
 // chatChunk handles one Chat Completions chunk whose data was validated
 // (or, from FeedBody, a whole chat.completion object).
 func (p *Parser) chatChunk(f sse.Frame) error {
-	var t chatTop
-	_ = p.checkChunk(f.Data, &t)
-	return p.chatChunkOf(f, &t)
+	t, _ := p.checkChunk(f.Data)
+	return p.chatChunkOf(f, t)
 }
 
 // chatChunkOf handles one chunk, its top-level members read into t.
@@ -379,12 +378,12 @@ func (p *Parser) chatText(ch *cChoice, d []byte) error {
 }
 
 func (p *Parser) chatReasoning(ch *cChoice, d []byte) error {
-	ch.reasoning = append(ch.reasoning, d...)
+	s := apistream.Append(&ch.reasoning, d)
 	ch.rsOpen = true
 	if !p.opts.Streaming {
 		return nil
 	}
-	return p.em.Delta(emit.Reasoning, "", ch.msgID+":reasoning", string(d))
+	return p.em.Delta(emit.Reasoning, "", ch.rsID, s)
 }
 
 // endReasoning closes a choice's reasoning block and emits it as a
@@ -394,11 +393,12 @@ func (p *Parser) endReasoning(ch *cChoice) error {
 		return nil
 	}
 	ch.rsOpen = false
-	if err := p.em.Close(emit.Reasoning, "", ch.msgID+":reasoning", nil); err != nil {
+	if err := p.em.Close(emit.Reasoning, "", ch.rsID, nil); err != nil {
 		return err
 	}
-	it := driver.TranscriptItem{Kind: driver.TranscriptThinking, Text: string(ch.reasoning)}
-	ch.reasoning = ch.reasoning[:0]
+	// The item's text is the Builder's own: the next block gets a new one.
+	it := driver.TranscriptItem{Kind: driver.TranscriptThinking, Text: ch.reasoning.String()}
+	ch.reasoning = strings.Builder{}
 	return p.em.Item(it)
 }
 

@@ -157,6 +157,22 @@ func (o *obj) next() bool {
 	return true
 }
 
+// memberKey returns a member name as CheckMembers hands it over (the
+// string literal, quotes included) unescaped: the bytes inside the quotes
+// when it holds no escape, else decoded into the Parser's kbuf (valid
+// until the next memberKey). Names are short: a byte loop finds a
+// backslash sooner than a call to bytes.IndexByte.
+func (p *Parser) memberKey(name []byte) []byte {
+	key := name[1 : len(name)-1]
+	for _, c := range key {
+		if c == '\\' {
+			p.kbuf = jsonguard.AppendString(p.kbuf[:0], name)
+			return p.kbuf
+		}
+	}
+	return key
+}
+
 // each calls fn for every element of the array v and returns the index
 // just past it; it does nothing (and returns 0) when v is not an array. v
 // may run past the array's end.

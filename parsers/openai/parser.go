@@ -154,6 +154,10 @@ type Parser struct {
 	buf      []byte            // scratch for unescaping
 	kbuf     []byte            // scratch for unescaping member names
 	chunks   jsonguard.Members // the Chat chunks' validation, remembering the last
+	// ctop is the top-level members of the Chat chunk being handled, read
+	// by ctopMember (see checkChunk).
+	ctop       chatTop
+	ctopMember func(name, v []byte)
 
 	r responsesState
 	c chatState
@@ -235,11 +239,11 @@ func (p *Parser) Feed(f sse.Frame) error {
 		}
 		return p.responsesEventOf(f, &ev)
 	case p.format == Chat && data[i] == '{':
-		var t chatTop
-		if err := p.checkChunk(data, &t); err != nil {
+		t, err := p.checkChunk(data)
+		if err != nil {
 			return p.malformedEvent(f, "invalid JSON: "+err.Error())
 		}
-		return p.chatChunkOf(f, &t)
+		return p.chatChunkOf(f, t)
 	}
 	if err := jsonguard.Check(data, 0); err != nil {
 		if data[i] != '{' && data[i] != '[' {

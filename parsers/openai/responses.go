@@ -153,12 +153,7 @@ func readREvent(f sse.Frame, ev *rEvent) {
 func (p *Parser) checkREvent(f sse.Frame, ev *rEvent) error {
 	*ev = rEvent{}
 	err := jsonguard.CheckMembers(f.Data, 0, func(name, v []byte) {
-		key := name[1 : len(name)-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			p.kbuf = jsonguard.AppendString(p.kbuf[:0], name)
-			key = p.kbuf
-		}
-		ev.member(key, v)
+		ev.member(p.memberKey(name), v)
 	})
 	if ev.typ == "" {
 		ev.typ = f.Event
