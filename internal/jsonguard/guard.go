@@ -266,7 +266,7 @@ func firstByte(b []byte) byte {
 //
 // Check is a loop over an explicit stack of one bit per level; it never
 // recurses and allocates only on error or when maxDepth > [StackDepth].
-func Check(b []byte, maxDepth int) error { return check(b, maxDepth, nil, 0) }
+func Check(b []byte, maxDepth int) error { return check(b, maxDepth, nil, nil) }
 
 // CheckMembers is [Check] that also reports the members of the top-level
 // value when it is an object: fn gets each member's name (the string
@@ -279,14 +279,21 @@ func Check(b []byte, maxDepth int) error { return check(b, maxDepth, nil, 0) }
 // it records means something only when CheckMembers returns nil. For a top
 // level that is not an object fn is never called.
 func CheckMembers(b []byte, maxDepth int, fn func(name, value []byte)) error {
-	return check(b, maxDepth, fn, 0)
+	return check(b, maxDepth, fn, nil)
 }
 
-// check is Check and CheckMembers. With resume > 0, b[:resume] is known to
-// be a prefix of a top-level object that check accepted up to the end of a
-// top-level member's value at resume (see [Members]): check resumes in the
-// state it was in there, after a value at depth 1.
-func check(b []byte, maxDepth int, fn func(name, value []byte), resume int) error {
+// check is Check and CheckMembers, and with m non-nil Members.Check: the
+// offsets of every top-level member are appended to m.next, and a member
+// whose bytes, and the byte after them, are those of the previous
+// object's member at the same index (m.prev, m.ends, checked with the same
+// maxDepth) is not scanned again. From the state in which a top-level key
+// starts, the check of a member reads only the member's bytes and the one
+// byte after its value (a number or a literal ends at it), so on the same
+// bytes it takes the same path as it did in m.prev: it reaches the end of
+// the value without an error, having called fn for nothing but this
+// member; check goes on after the value in the state it would have
+// reached.
+func check(b []byte, maxDepth int, fn func(name, value []byte), m *Members) error {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
@@ -307,15 +314,13 @@ func check(b []byte, maxDepth int, fn func(name, value []byte), resume int) erro
 		j     int
 		err   error
 		ok    bool
-		name  []byte // with fn: the current top-level member's name
-		vs    int    // with fn: where its value starts
+		ns    int // with hook: where the current top-level member's name starts
+		ne    int // with hook: where it ends
+		vs    int // with hook: where its value starts
+		k     int // with m: the index of the current top-level member
 	)
 	i := skipWS(b, 0)
-	hook := fn != nil && i < len(b) && b[i] == '{'
-	if resume > 0 {
-		depth, inObj, stack[0], i = 1, true, 1, resume
-		goto after
-	}
+	hook := (fn != nil || m != nil) && i < len(b) && b[i] == '{'
 
 value:
 	if i >= len(b) {
@@ -383,7 +388,7 @@ value:
 		i = j
 	}
 	if hook && depth == 1 {
-		fn(name, b[vs:i])
+		topMember(fn, m, b, ns, ne, vs, i)
 	}
 	goto after
 
@@ -391,7 +396,7 @@ closed: // the container at depth closed before b[i]
 	depth--
 	inObj = depth > 0 && isObject(stack, depth)
 	if hook && depth == 1 {
-		fn(name, b[vs:i])
+		topMember(fn, m, b, ns, ne, vs, i)
 	}
 
 after:
@@ -434,12 +439,26 @@ key:
 	if b[i] != '"' {
 		return invalidChar(b, i, "looking for beginning of object key string")
 	}
+	if hook && depth == 1 && m != nil {
+		if k < len(m.ends)/4 {
+			e := m.ends[4*k : 4*k+4 : 4*k+4]
+			if l := e[3] + 1 - e[0]; l <= len(b)-i && string(b[i:i+l]) == string(m.prev[e[0]:e[3]+1]) {
+				// The member the previous object had here.
+				ns, ne, vs = i, i+e[1]-e[0], i+e[2]-e[0]
+				i += e[3] - e[0]
+				k++
+				topMember(fn, m, b, ns, ne, vs, i)
+				goto after
+			}
+		}
+		k++
+	}
 	if j, _, ok = StringEnd(b, i); !ok {
 		_, err = scanString(b, i)
 		return err
 	}
 	if hook && depth == 1 {
-		name = b[i:j]
+		ns, ne = i, j
 	}
 	if i = ws(b, j); i >= len(b) {
 		return unexpectedEnd(len(b))
@@ -449,6 +468,17 @@ key:
 	}
 	i = ws(b, i+1)
 	goto value
+}
+
+// topMember reports the top-level member whose name is b[ns:ne] and whose
+// value is b[vs:ve]: to fn, and with m its offsets to m.next.
+func topMember(fn func(name, value []byte), m *Members, b []byte, ns, ne, vs, ve int) {
+	if m != nil {
+		m.next = append(m.next, ns, ne, vs, ve)
+	}
+	if fn != nil {
+		fn(b[ns:ne], b[vs:ve])
+	}
 }
 
 // ws is skipWS with the common case, no whitespace at all, decided

@@ -17,7 +17,8 @@ func checkMemo(t testing.TB, m *Members, prev, b []byte, maxDepth int) {
 	}
 }
 
-// FuzzMembers: Members.Check of any input after any other is CheckMembers.
+// FuzzMembers: Members.Check of any input after any other is CheckMembers
+// (the seeds run as a test).
 func FuzzMembers(f *testing.F) {
 	chunk := apiEvents[0]
 	f.Add(chunk, chunk, uint8(0))
@@ -27,6 +28,22 @@ func FuzzMembers(f *testing.F) {
 	} {
 		f.Add([]byte(`{"id":"x","n":123,"c":[1]}`), []byte(s), uint8(0))
 		f.Add([]byte(s), []byte(`{"id":"x","n":123,"c":[1]}`), uint8(2))
+	}
+	// A member that matches only when the byte after it does (a number
+	// that goes on, a literal that does not end), members matched after
+	// one that changed, and a member moved to another index.
+	for _, pair := range [][2]string{
+		{`{"a":1,"n":12,"c":[1]}`, `{"a":2,"n":12,"c":[1]}`},
+		{`{"a":1,"n":12,"c":[1]}`, `{"a":2,"n":123,"c":[1]}`},
+		{`{"a":1,"n":12 ,"c":[1]}`, `{"a":2,"n":12 x"c":[1]}`},
+		{`{"a":1,"t":true,"c":{"d":[]}}`, `{"a":22,"t":truex,"c":{"d":[]}}`},
+		{`{"a":1,"c":{"d":[[[]]]}}`, `{"a":2,"c":{"d":[[[]]]}}`},
+		{`{"a":1,"b":"x","c":"y"}`, `{"b":"x","a":1,"c":"y"}`},
+		{`{"a":1,"b":"x"}`, `{"a":2,"b":"x"`},
+		{`{"a":1,"b":"x"}`, `{"a":2,"b":"x"}}`},
+	} {
+		f.Add([]byte(pair[0]), []byte(pair[1]), uint8(0))
+		f.Add([]byte(pair[0]), []byte(pair[1]), uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, prev, b []byte, depth uint8) {
 		var m Members

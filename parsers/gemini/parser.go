@@ -123,6 +123,10 @@ type Parser struct {
 	// walkMember walks a top-level member into ev as CheckMembers hands
 	// it over (made once: a method value would be allocated per event).
 	walkMember func(name, value []byte)
+	// members validates the events, remembering the last: the members an
+	// event repeats at the same place (modelVersion, responseId, an
+	// unchanged usageMetadata) are not scanned again.
+	members jsonguard.Members
 
 	// usageRaw is the last usageMetadata with a count (the last one at all
 	// while none had a count); usageCounted says whether it has one.
@@ -223,12 +227,13 @@ func (p *Parser) FeedError(err error) error {
 // value handles one data value: an object, or an array of objects.
 func (p *Parser) value(d []byte, off int64, line int) error {
 	if i := jsonguard.SkipWS(d, 0); d[i] == '{' {
-		// The usual event, one object: validated and walked in one pass.
+		// The usual event, one object: validated and walked in one pass
+		// (jsonguard.Members: CheckMembers' result exactly).
 		p.ev.reset()
 		if p.walkMember == nil {
 			p.walkMember = func(name, v []byte) { p.ev.member(name[1:len(name)-1], v, 0) }
 		}
-		if err := jsonguard.CheckMembers(d, 0, p.walkMember); err != nil {
+		if err := p.members.Check(d, 0, p.walkMember); err != nil {
 			return p.malformedData(d, off, line, "invalid JSON: "+err.Error())
 		}
 		return p.object(d)

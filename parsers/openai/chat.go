@@ -129,7 +129,7 @@ func (p *Parser) checkChunk(data []byte) (*chatTop, error) {
 	if p.ctopMember == nil {
 		p.ctopMember = func(name, v []byte) { p.ctop.member(p.memberKey(name), v) }
 	}
-	return &p.ctop, p.chunks.Check(data, 0, p.ctopMember)
+	return &p.ctop, p.members.Check(data, 0, p.ctopMember)
 }
 
 // chatChunk handles one Chat Completions chunk whose data was validated

@@ -153,7 +153,7 @@ type Parser struct {
 	done     bool
 	buf      []byte            // scratch for unescaping
 	kbuf     []byte            // scratch for unescaping member names
-	chunks   jsonguard.Members // the Chat chunks' validation, remembering the last
+	members  jsonguard.Members // the events' validation (Chat chunks, Responses events), remembering the last
 	// ctop is the top-level members of the Chat chunk being handled, read
 	// by ctopMember (see checkChunk).
 	ctop       chatTop

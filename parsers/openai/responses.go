@@ -8,7 +8,6 @@ import (
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/emit"
-	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/sse"
 )
 
@@ -149,10 +148,13 @@ func readREvent(f sse.Frame, ev *rEvent) {
 }
 
 // checkREvent validates an event's data and reads its members in the same
-// pass (jsonguard.CheckMembers): the error is Check's.
+// pass (jsonguard.CheckMembers): the error is Check's. The members an event
+// repeats from the one before at the same place (type, item_id,
+// output_index, content_index of a run of deltas) are not scanned again
+// (jsonguard.Members; the result is CheckMembers' exactly).
 func (p *Parser) checkREvent(f sse.Frame, ev *rEvent) error {
 	*ev = rEvent{}
-	err := jsonguard.CheckMembers(f.Data, 0, func(name, v []byte) {
+	err := p.members.Check(f.Data, 0, func(name, v []byte) {
 		ev.member(p.memberKey(name), v)
 	})
 	if ev.typ == "" {
