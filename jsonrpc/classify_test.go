@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -269,5 +270,61 @@ func TestMembers(t *testing.T) {
 	}
 	if _, ok := String([]byte(`1`)); ok {
 		t.Error("String of a number")
+	}
+}
+
+// TestFrameMembers: a Reader's frame replays nested members from its
+// index, for the objects of the first levels; deeper ones, frames from
+// Classify and clones give the same calls.
+func TestFrameMembers(t *testing.T) {
+	line := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi","x":{"deep":{"er":1}}}}}}`
+	f, err := NewReader(strings.NewReader(line+"\n"), Options{}).Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.index) == 0 {
+		t.Fatal("a Reader's frame has no index")
+	}
+	c, _ := ClassifyBytes([]byte(line), Options{})
+	if len(c.index) != 0 {
+		t.Fatal("Classify's frame has an index")
+	}
+	members := func(f Frame, obj []byte) (out []string, values [][]byte) {
+		f.Members(obj, func(name, value []byte) bool {
+			out = append(out, string(name)+"="+string(value))
+			values = append(values, value)
+			return true
+		})
+		return out, values
+	}
+	for _, fr := range []Frame{f, c, f.Clone()} {
+		_, v := members(fr, fr.Params)
+		upd, v := members(fr, v[1])
+		content, v := members(fr, v[1])
+		deep, _ := members(fr, v[2])
+		if strings.Join(upd, ",") != `sessionUpdate="agent_message_chunk",content={"type":"text","text":"hi","x":{"deep":{"er":1}}}` ||
+			strings.Join(content, ",") != `type="text",text="hi",x={"deep":{"er":1}}` || strings.Join(deep, ",") != `deep={"er":1}` {
+			t.Fatalf("members %q %q %q", upd, content, deep)
+		}
+	}
+	// A line with more nested members than the index holds has none.
+	var b strings.Builder
+	b.WriteString(`{"id":1,"result":{"a":{`)
+	for i := range maxIndex + 1 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":%d`, i, i)
+	}
+	b.WriteString("}}}")
+	f, err = NewReader(strings.NewReader(b.String()+"\n"), Options{}).Next()
+	if err != nil || f.index != nil {
+		t.Fatalf("err %v, index of %d entries", err, len(f.index))
+	}
+	n := 0
+	_, v := members(f, f.Result)
+	f.Members(v[0], func(_, _ []byte) bool { n++; return true })
+	if n != maxIndex+1 {
+		t.Fatalf("%d members walked, want %d", n, maxIndex+1)
 	}
 }

@@ -121,7 +121,7 @@ func appendCompact(b, v []byte) ([]byte, error) {
 func checkValue(v []byte) error {
 	var m Frame
 	w := append(append([]byte(`{"id":0,"result":`), v...), '}')
-	if me := classify(&m, w, 0, false, false); me != nil {
+	if me := classify(&m, w, 0, false, false, nil); me != nil {
 		return me
 	}
 	return nil

@@ -162,6 +162,13 @@ func FuzzClassify(f *testing.F) {
 					t.Fatalf("Members saw %d of %d members of %q", n, len(m), obj)
 				}
 			}
+			// Frame.Members, from the index, is Members on every object
+			// reachable from the message's members.
+			if f.Class != Invalid {
+				sameMembers(t, f, f.Params, 0)
+				sameMembers(t, f, f.Result, 0)
+				sameMembers(t, f, f.Error, 0)
+			}
 			if f.Class == Request || f.Class == Response || f.Class == ErrorResponse {
 				if _, err := ParseID(f.ID.Raw()); err != nil {
 					t.Fatalf("id %q does not parse back: %v", f.ID.Raw(), err)
@@ -169,4 +176,36 @@ func FuzzClassify(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameMembers fails t unless f.Members(obj) makes Members(obj)'s calls,
+// and recurses into the object values (and the objects in array values)
+// down to depth 6: past the index, where Frame.Members walks.
+func sameMembers(t *testing.T, f Frame, obj []byte, depth int) {
+	t.Helper()
+	if len(obj) == 0 || depth > 6 {
+		return
+	}
+	var want, got []string
+	Members(obj, func(name, value []byte) bool { want = append(want, string(name)+"="+string(value)); return true })
+	f.Members(obj, func(name, value []byte) bool { got = append(got, string(name)+"="+string(value)); return true })
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("Frame.Members(%q) differs from Members (-want +got):\n%s", obj, d)
+	}
+	var values [][]byte
+	if obj[0] == '[' {
+		for i := skipWS(obj, 1); i < len(obj) && obj[i] != ']'; {
+			end := skipValue(obj, i)
+			values = append(values, obj[i:end])
+			if i = skipWS(obj, end); i < len(obj) && obj[i] == ',' {
+				i = skipWS(obj, i+1)
+			}
+		}
+	}
+	f.Members(obj, func(_, value []byte) bool { values = append(values, value); return true })
+	for _, v := range values {
+		if v[0] == '{' || v[0] == '[' {
+			sameMembers(t, f, v, depth+1)
+		}
+	}
 }

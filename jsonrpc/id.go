@@ -64,7 +64,7 @@ func ParseID(tok []byte) (ID, error) {
 	b = append(append(append(b, `{"id":`...), tok...), '}')
 	// Classify the token as the id of a response with a result.
 	b = append(b[:len(b)-1], `,"result":0}`...)
-	if me := classify(&m, b, 0, false, false); me != nil {
+	if me := classify(&m, b, 0, false, false, nil); me != nil {
 		return ID{}, me
 	}
 	if !bytes.Equal(m.ID.raw, tok) {

@@ -217,6 +217,7 @@ type Frame struct {
 
 	requireVersion bool
 	maxDepth       int
+	index          []member // nested members found by classify (Members), borrowed like Data
 }
 
 // IsMessage reports whether the frame holds one message (a request, a
@@ -250,6 +251,7 @@ func (f Frame) Clone() Frame {
 	f.ID.raw = sub(f.ID.raw)
 	f.Data = sub(f.Data)
 	f.Raw = raw
+	f.index = append([]member(nil), f.index...)
 	return f
 }
 
@@ -340,7 +342,7 @@ func (f Frame) Batch() func(yield func(Frame, error) bool) {
 			el := b[i:end:end]
 			m := Frame{Kind: ndjson.KindLine, Data: el, Raw: el, Offset: f.Offset + int64(i), Line: f.Line, requireVersion: f.requireVersion, maxDepth: f.maxDepth}
 			var err error
-			if me := classify(&m, el, f.maxDepth, f.requireVersion, false); me != nil {
+			if me := classify(&m, el, f.maxDepth, f.requireVersion, false, nil); me != nil {
 				m.Class = Invalid
 				me.Line, me.Offset = f.Line, m.Offset+me.Offset
 				if me.Column > 0 {

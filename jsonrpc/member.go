@@ -67,3 +67,33 @@ func String(tok []byte) (s string, ok bool) {
 	}
 	return s, true
 }
+
+// Members is the package's Members(obj, fn) for obj a value of f (Params,
+// Result, Error, or a value that Members handed out for one of them): the
+// same calls in the same order. A frame from a Reader or a Decoder keeps
+// what its classifying pass saw of the objects nested in the message down
+// to params' (or result's) members' members' members (an ACP
+// session/update's params.update.content), so for those objects Members
+// replays the members from there instead of walking obj again; for any
+// other object, and for a frame from Classify, it walks obj as the
+// package's Members does.
+func (f Frame) Members(obj []byte, fn func(name, value []byte) bool) {
+	if len(f.index) > 0 && len(obj) > 0 && obj[0] == '{' {
+		if o, ok := within(f.Data, obj); ok {
+			found := false
+			for _, e := range f.index {
+				if int(e.obj) != o {
+					continue
+				}
+				found = true
+				if !fn(f.Data[e.ns:e.ne], f.Data[e.vs:e.ve]) {
+					return
+				}
+			}
+			if found {
+				return
+			}
+		}
+	}
+	Members(obj, fn)
+}

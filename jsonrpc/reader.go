@@ -12,8 +12,9 @@ import (
 
 // Reader frames and classifies JSON-RPC messages read from an io.Reader.
 type Reader struct {
-	r    *ndjson.Reader
-	opts Options
+	r     *ndjson.Reader
+	opts  Options
+	index []member // the frame's index, reused
 }
 
 // NewReader returns a Reader over src.
@@ -53,13 +54,13 @@ func (r *Reader) Next() (Frame, error) {
 	if err != nil {
 		return Frame{}, lineError(err)
 	}
-	return classifyFrame(f, r.opts)
+	return classifyFrame(f, r.opts, &r.index)
 }
 
 // classifyFrame is Classify returning a nil error interface for valid
 // frames.
-func classifyFrame(f ndjson.Frame, opts Options) (Frame, error) {
-	m, err := Classify(f, opts)
+func classifyFrame(f ndjson.Frame, opts Options, idx *[]member) (Frame, error) {
+	m, err := classifyIndexed(f, opts, idx)
 	if m.Class == Invalid {
 		return m, err
 	}
@@ -96,9 +97,10 @@ func (r *Reader) All() iter.Seq2[Frame, error] {
 // Decoder is the push face: bytes go in through Write, frames come out
 // through the function given to NewDecoder, in input order.
 type Decoder struct {
-	d    *ndjson.Decoder
-	opts Options
-	emit func(Frame, error) error
+	d     *ndjson.Decoder
+	opts  Options
+	emit  func(Frame, error) error
+	index []member // the frame's index, reused
 }
 
 // NewDecoder returns a Decoder that calls emit for every frame, with the
@@ -115,7 +117,7 @@ func (d *Decoder) frame(f ndjson.Frame, err error) error {
 	if err != nil {
 		return d.emit(Frame{}, lineError(err))
 	}
-	return d.emit(classifyFrame(f, d.opts))
+	return d.emit(classifyFrame(f, d.opts, &d.index))
 }
 
 // Write feeds p (teed first); every frame it completes is emitted before

@@ -100,3 +100,26 @@ func BenchmarkCheckAPI(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckMembers is BenchmarkCheckAPI through CheckMembers with a
+// callback that counts the members: what the model-API parsers pay.
+func BenchmarkCheckMembers(b *testing.B) {
+	for _, ev := range apiEvents {
+		typ, _ := PeekString(ev, "object", nil)
+		if t, ok := PeekString(ev, "type", nil); ok {
+			typ = t
+		}
+		if len(typ) == 0 {
+			typ = []byte("gemini")
+		}
+		b.Run(string(typ), func(b *testing.B) {
+			b.SetBytes(int64(len(ev)))
+			n := 0
+			for b.Loop() {
+				if CheckMembers(ev, 0, func(_, _ []byte) { n++ }) != nil {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}

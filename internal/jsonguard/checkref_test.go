@@ -192,7 +192,7 @@ type memberCall struct{ name, value string }
 
 func checkBoth(t testing.TB, b []byte, maxDepth int) {
 	var got, want []memberCall
-	errGot := check(b, maxDepth, func(n, v []byte) { got = append(got, memberCall{string(n), string(v)}) }, nil)
+	errGot := check(b, maxDepth, func(n, v []byte) { got = append(got, memberCall{string(n), string(v)}) }, nil, nil)
 	errWant := checkRef(b, maxDepth, func(n, v []byte) { want = append(want, memberCall{string(n), string(v)}) })
 	if !reflect.DeepEqual(errGot, errWant) {
 		t.Fatalf("check(%q, %d) = %#v, reference %#v", b, maxDepth, errGot, errWant)

@@ -21,7 +21,8 @@ const stdMaxDepth = 10000
 //   - Unmarshal (guard + segmentio) succeeds exactly when Check does, and
 //     then decodes the same value as encoding/json;
 //   - PeekString agrees with the decoded map;
-//   - CheckMembers returns exactly Check's result.
+//   - CheckMembers and CheckNested return exactly Check's result, and on
+//     valid input CheckNested reports what nestedRef finds.
 func FuzzGuard(f *testing.F) {
 	for _, s := range []string{
 		``, `{}`, `[]`, `"x"`, `1e400`, `{"type":"a","type":"b"}`, `{"t\u0079pe":"\ud800"}`,
@@ -50,6 +51,18 @@ func FuzzGuard(f *testing.F) {
 		}
 		if full == nil && members > 0 && b[SkipWS(b, 0)] != '{' {
 			t.Fatalf("CheckMembers reported %d members of a top level that is not an object", members)
+		}
+		levels := 1 + int(depth)%MaxLevels
+		var nested []nestedCall
+		if e := CheckNested(b, stdMaxDepth, levels, func(level, obj int, name, value []byte) {
+			nested = append(nested, nestedCall{level, obj, string(name), string(value)})
+		}); !reflect.DeepEqual(e, full) {
+			t.Fatalf("CheckNested = %v, Check = %v", e, full)
+		}
+		if full == nil {
+			if want := nestedRef(b, levels); !reflect.DeepEqual(nested, want) {
+				t.Fatalf("CheckNested(%d) calls %+v, want %+v", levels, nested, want)
+			}
 		}
 		small := Check(b, maxDepth)
 		if small != nil && !errors.Is(small, ErrTooDeep) && !reflect.DeepEqual(small, full) {

@@ -266,7 +266,7 @@ func firstByte(b []byte) byte {
 //
 // Check is a loop over an explicit stack of one bit per level; it never
 // recurses and allocates only on error or when maxDepth > [StackDepth].
-func Check(b []byte, maxDepth int) error { return check(b, maxDepth, nil, nil) }
+func Check(b []byte, maxDepth int) error { return check(b, maxDepth, nil, nil, nil) }
 
 // CheckMembers is [Check] that also reports the members of the top-level
 // value when it is an object: fn gets each member's name (the string
@@ -279,7 +279,45 @@ func Check(b []byte, maxDepth int) error { return check(b, maxDepth, nil, nil) }
 // it records means something only when CheckMembers returns nil. For a top
 // level that is not an object fn is never called.
 func CheckMembers(b []byte, maxDepth int, fn func(name, value []byte)) error {
-	return check(b, maxDepth, fn, nil)
+	return check(b, maxDepth, fn, nil, nil)
+}
+
+// MaxLevels is the deepest level [CheckNested] reports members of.
+const MaxLevels = 4
+
+// CheckNested is [CheckMembers] for the members of every object within
+// the first levels levels of a top-level object (at most [MaxLevels]):
+// level 1 is the top-level object's members, level 2 the members of the
+// objects that are their values (or elements of arrays that are), and so
+// on, a level for each object or array around the member. fn gets the
+// member's level, the offset in b of the '{' of the object it belongs to,
+// its name (the string literal, quotes and escapes as written) and its
+// value's exact bytes, as the one validating pass reaches the end of the
+// value: the members of an object in order, each after the members of
+// the objects inside its value. It costs what Check costs, plus the
+// calls; a decoder that reads a few nested members need not walk the
+// bytes again.
+//
+// As for CheckMembers, what fn records means something only when
+// CheckNested returns nil, and fn is never called for a top level that is
+// not an object.
+func CheckNested(b []byte, maxDepth, levels int, fn func(level, obj int, name, value []byte)) error {
+	if fn == nil || levels <= 0 {
+		return check(b, maxDepth, nil, nil, nil)
+	}
+	top := skipWS(b, 0)
+	first := func(name, value []byte) { fn(1, top, name, value) }
+	if levels == 1 {
+		return check(b, maxDepth, first, nil, nil)
+	}
+	return check(b, maxDepth, first, nil, &nesting{levels: min(levels, MaxLevels), fn: fn})
+}
+
+// nesting is CheckNested's hook below the top level: the members of the
+// objects at levels 2 to levels go to fn.
+type nesting struct {
+	levels int
+	fn     func(level, obj int, name, value []byte)
 }
 
 // check is Check and CheckMembers, and with m non-nil Members.Check: the
@@ -293,7 +331,11 @@ func CheckMembers(b []byte, maxDepth int, fn func(name, value []byte)) error {
 // the value without an error, having called fn for nothing but this
 // member; check goes on after the value in the state it would have
 // reached.
-func check(b []byte, maxDepth int, fn func(name, value []byte), m *Members) error {
+//
+// With nest (CheckNested; never with m, whose skipped members are not
+// scanned) the members of the objects below the top level, down to
+// nest.levels, go to nest.fn as their values end.
+func check(b []byte, maxDepth int, fn func(name, value []byte), m *Members, nest *nesting) error {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
@@ -318,9 +360,19 @@ func check(b []byte, maxDepth int, fn func(name, value []byte), m *Members) erro
 		ne    int // with hook: where it ends
 		vs    int // with hook: where its value starts
 		k     int // with m: the index of the current top-level member
+		// With nest, per level from 2: the current member's name, where
+		// its value starts, where its object starts.
+		dn [MaxLevels + 1][]byte
+		dv [MaxLevels + 1]int
+		do [MaxLevels + 1]int
 	)
 	i := skipWS(b, 0)
 	hook := (fn != nil || m != nil) && i < len(b) && b[i] == '{'
+	deep := hook && nest != nil && m == nil
+	levels := 1
+	if deep {
+		levels = nest.levels
+	}
 
 value:
 	if i >= len(b) {
@@ -328,6 +380,8 @@ value:
 	}
 	if hook && depth == 1 {
 		vs = i
+	} else if deep && depth <= levels && inObj {
+		dv[depth] = i
 	}
 	switch c = b[i]; c {
 	case '"':
@@ -345,6 +399,9 @@ value:
 		inObj = c == '{'
 		if inObj {
 			stack[w] |= bit
+			if deep && depth <= levels {
+				do[depth] = i
+			}
 		} else {
 			stack[w] &^= bit
 		}
@@ -389,6 +446,8 @@ value:
 	}
 	if hook && depth == 1 {
 		topMember(fn, m, b, ns, ne, vs, i)
+	} else if deep && depth <= levels && inObj {
+		nest.fn(depth, do[depth], dn[depth], b[dv[depth]:i])
 	}
 	goto after
 
@@ -397,6 +456,8 @@ closed: // the container at depth closed before b[i]
 	inObj = depth > 0 && isObject(stack, depth)
 	if hook && depth == 1 {
 		topMember(fn, m, b, ns, ne, vs, i)
+	} else if deep && depth > 1 && depth <= levels && inObj {
+		nest.fn(depth, do[depth], dn[depth], b[dv[depth]:i])
 	}
 
 after:
@@ -459,6 +520,8 @@ key:
 	}
 	if hook && depth == 1 {
 		ns, ne = i, j
+	} else if deep && depth <= levels {
+		dn[depth] = b[i:j]
 	}
 	if i = ws(b, j); i >= len(b) {
 		return unexpectedEnd(len(b))

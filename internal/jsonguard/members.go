@@ -32,7 +32,7 @@ func (m *Members) Check(b []byte, maxDepth int, fn func(name, value []byte)) err
 		m.prev, m.ends = m.prev[:0], m.ends[:0]
 	}
 	m.next = m.next[:0]
-	err := check(b, maxDepth, fn, m)
+	err := check(b, maxDepth, fn, m, nil)
 	if err != nil {
 		m.prev, m.ends = m.prev[:0], m.ends[:0]
 		return err

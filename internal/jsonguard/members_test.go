@@ -2,6 +2,7 @@ package jsonguard
 
 import (
 	stdjson "encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -102,5 +103,103 @@ func TestCheckMembers(t *testing.T) {
 		if err := CheckMembers([]byte(in), 0, func(_, _ []byte) {}); want == nil || !reflect.DeepEqual(err, want) {
 			t.Errorf("%s: CheckMembers = %v, Check = %v", in, err, want)
 		}
+	}
+}
+
+// nestedCall is one call of CheckNested's fn.
+type nestedCall struct {
+	level, obj  int
+	name, value string
+}
+
+// nestedRef is what CheckNested(b, _, levels, fn) reports on a valid b,
+// found by a recursive walk with the walk helpers: each member of an
+// object within levels levels, after the members inside its value.
+func nestedRef(b []byte, levels int) []nestedCall {
+	out := []nestedCall{}
+	var value func(i, depth int) int
+	value = func(i, depth int) int {
+		switch b[i] {
+		case '{':
+			j := SkipWS(b, i+1)
+			for b[j] == '"' {
+				kEnd := ValueEnd(b, j)
+				k := SkipWS(b, SkipWS(b, kEnd)+1)
+				end := value(k, depth+1)
+				if depth+1 <= levels {
+					out = append(out, nestedCall{depth + 1, i, string(b[j:kEnd]), string(b[k:end])})
+				}
+				if j = SkipWS(b, end); b[j] == ',' {
+					j = SkipWS(b, j+1)
+				}
+			}
+			return j + 1
+		case '[':
+			j := SkipWS(b, i+1)
+			for b[j] != ']' {
+				if j = SkipWS(b, value(j, depth+1)); b[j] == ',' {
+					j = SkipWS(b, j+1)
+				}
+			}
+			return j + 1
+		}
+		return ValueEnd(b, i)
+	}
+	if i := SkipWS(b, 0); b[i] == '{' {
+		value(i, 0)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// TestPropCheckNested: on any valid object, CheckNested at every level
+// reports what nestedRef finds, and at level 1 what CheckMembers does.
+func TestPropCheckNested(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := []byte(genWS.Draw(t, "lead") + genObject(4).Draw(t, "object") + genWS.Draw(t, "trail"))
+		for levels := 1; levels <= MaxLevels; levels++ {
+			var got []nestedCall
+			if err := CheckNested(b, 0, levels, func(level, obj int, name, value []byte) {
+				got = append(got, nestedCall{level, obj, string(name), string(value)})
+			}); err != nil {
+				t.Fatalf("CheckNested(%q) = %v", b, err)
+			}
+			if want := nestedRef(b, levels); !reflect.DeepEqual(got, want) {
+				t.Fatalf("CheckNested(%q, %d) = %+v, want %+v", b, levels, got, want)
+			}
+			if levels == 1 {
+				var top []nestedCall
+				CheckMembers(b, 0, func(name, value []byte) {
+					top = append(top, nestedCall{1, SkipWS(b, 0), string(name), string(value)})
+				})
+				if !reflect.DeepEqual(got, top) {
+					t.Fatalf("CheckNested(%q, 1) = %+v, CheckMembers %+v", b, got, top)
+				}
+			}
+		}
+	})
+}
+
+func TestCheckNested(t *testing.T) {
+	b := []byte(`{"a":{"b":[{"c":1}],"d":{"e":{"f":2}}},"g":3}`)
+	var got []string
+	if err := CheckNested(b, 0, 3, func(level, obj int, name, value []byte) {
+		got = append(got, fmt.Sprintf("%d@%d %s=%s", level, obj, name, value))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		// "c", in an object in b's array, is at level 4 (the array is a
+		// level): not reported; nor is "f", at level 4 too.
+		`2@5 "b"=[{"c":1}]`,
+		`3@24 "e"={"f":2}`,
+		`2@5 "d"={"e":{"f":2}}`,
+		`1@0 "a"={"b":[{"c":1}],"d":{"e":{"f":2}}}`,
+		`1@0 "g"=3`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -9,8 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/parsertest"
+	"github.com/agentwire/agentwire/jsonrpc"
 )
 
 const sid = "sess-1"
@@ -424,9 +427,9 @@ func TestTwoPrompts(t *testing.T) {
 	}
 }
 
-// TestUpdateRead: the one-walk reader of session/update agrees with a
-// decode of the same params, on the shapes the agents write and on
-// spacing, escapes and member orders they might.
+// TestUpdateRead: the reader of session/update agrees with a decode of
+// the same params, on the shapes the agents write and on spacing, escapes
+// and member orders they might, with the framing's index and without.
 func TestUpdateRead(t *testing.T) {
 	for _, params := range []string{
 		`{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}`,
@@ -445,9 +448,23 @@ func TestUpdateRead(t *testing.T) {
 		if err := stdjson.Unmarshal([]byte(params), &want); err != nil {
 			t.Fatal(err)
 		}
-		var u update
-		if !u.read([]byte(params)) {
+		line := `{"jsonrpc":"2.0","method":"session/update","params":` + params + "}"
+		// A Reader's frame (members from the framing's index) and
+		// Classify's (members walked) read alike.
+		indexed, err := jsonrpc.NewReader(strings.NewReader(line+"\n"), jsonrpc.Options{}).Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		walked, err := jsonrpc.ClassifyBytes([]byte(line), jsonrpc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var u, w update
+		if !u.read(indexed) || !w.read(walked) {
 			t.Fatalf("%s: read failed", params)
+		}
+		if d := cmp.Diff(u, w, cmp.AllowUnexported(update{}, block{}, toolFields{})); d != "" {
+			t.Fatalf("%s: indexed and walked reads differ:\n%s", params, d)
 		}
 		s, _ := tokenString(u.session)
 		k, _ := tokenString(u.kind)

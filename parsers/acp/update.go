@@ -59,7 +59,7 @@ var stopReasons = map[string]driver.FinishReason{
 // sessionUpdate maps a session/update notification.
 func (p *Parser) sessionUpdate(f jsonrpc.Frame) error {
 	u := &p.u
-	if !u.read(f.Params) {
+	if !u.read(f) {
 		return p.malformedFrame(f, "session/update without a valid update (sessionId, update.sessionUpdate)")
 	}
 	if p.opts.Unpaired != nil {

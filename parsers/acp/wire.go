@@ -143,55 +143,42 @@ type update struct {
 	tool    toolFields // the update's members as a ToolCall or ToolCallUpdate
 }
 
-// read fills u from a session/update's params in one walk that descends
-// into update and its content instead of skipping them and walking them
-// again (these lines are most of a session), gathering the update's
-// members as tool fields on the way; ok is false when a member has the
-// wrong type.
-func (u *update) read(params []byte) bool {
+// read fills u from a session/update's params: the members of params,
+// of its update and of the update's content, which the framing's one pass
+// indexed (jsonrpc.Frame.Members: these lines are most of a session, and
+// nothing is walked a second time), gathering the update's members as
+// tool fields on the way; ok is false when a member has the wrong type.
+func (u *update) read(f jsonrpc.Frame) bool {
 	*u = update{}
 	ok := true
-	walk(params, 0, func(name []byte, i int) int {
+	f.Members(f.Params, func(name, v []byte) bool {
 		switch string(name) {
 		case "sessionId":
-			end := jsonguard.ValueEnd(params, i)
-			if params[i] != '"' {
+			if v[0] != '"' {
 				ok = false
 			}
-			u.session = params[i:end]
-			return end
+			u.session = v
 		case "update":
-			if params[i] != '{' {
+			if v[0] != '{' {
 				ok = false
-				break
+				return true
 			}
-			end := walk(params, i, func(name []byte, j int) int {
-				end := 0
+			f.Members(v, func(name, v []byte) bool {
 				switch string(name) {
 				case "content":
-					if params[j] == '{' {
-						end = walk(params, j, func(name []byte, k int) int {
-							end := jsonguard.ValueEnd(params, k)
+					if v[0] == '{' {
+						f.Members(v, func(name, v []byte) bool {
 							switch string(name) {
 							case "type":
-								u.block.typ = params[k:end]
+								u.block.typ = v
 							case "text":
-								u.block.text = params[k:end]
+								u.block.text = v
 							}
-							return end
+							return true
 						})
 						u.block.ok = true
-					} else {
-						end = jsonguard.ValueEnd(params, j)
 					}
-					u.content = params[j:end]
-					u.tool.member(name, u.content)
-					return end
-				}
-				end = jsonguard.ValueEnd(params, j)
-				v := params[j:end]
-				u.tool.member(name, v)
-				switch string(name) {
+					u.content = v
 				case "sessionUpdate":
 					if v[0] != '"' {
 						ok = false
@@ -206,53 +193,14 @@ func (u *update) read(params []byte) bool {
 						u.meta = v
 					}
 				}
-				return end
+				u.tool.member(name, v)
+				return true
 			})
-			u.obj = params[i:end]
-			return end
+			u.obj = v
 		}
-		return jsonguard.ValueEnd(params, i)
+		return true
 	})
 	return ok && u.obj != nil && u.kind != nil
-}
-
-// walk calls fn for each member of the object at b[i] (a value the
-// framing has validated) with its raw name and the index of its value;
-// fn returns the index just past the value. walk returns the index just
-// past the object. It is jsonrpc.Members for a walk that descends into
-// some members rather than skipping them; on input that is not a valid
-// object it stops early but never panics or loops.
-func walk(b []byte, i int, fn func(name []byte, at int) (end int)) int {
-	if i >= len(b) || b[i] != '{' {
-		return len(b)
-	}
-	i = jsonguard.SkipWS(b, i+1)
-	for i < len(b) && b[i] == '"' {
-		kEnd := jsonguard.ValueEnd(b, i)
-		name := b[i+1 : max(i+1, kEnd-1)]
-		i = jsonguard.SkipWS(b, kEnd)
-		if i >= len(b) || b[i] != ':' {
-			return len(b)
-		}
-		i = jsonguard.SkipWS(b, i+1)
-		if i >= len(b) {
-			return len(b)
-		}
-		end := fn(name, i)
-		if end <= i || end > len(b) {
-			return len(b)
-		}
-		i = jsonguard.SkipWS(b, end)
-		if i < len(b) && b[i] == ',' {
-			i = jsonguard.SkipWS(b, i+1)
-			continue
-		}
-		break
-	}
-	if i < len(b) && b[i] == '}' {
-		return i + 1
-	}
-	return len(b)
 }
 
 // block is the part of a ContentBlock the parser reads: its type and, for
