@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,56 +69,88 @@ func runParse(e *env, args []string) int {
 	}
 	useColor := *color == "always" || *color == "auto" && isTerminal(e.stdout) && os.Getenv("NO_COLOR") == ""
 	p := palette{useColor}
-	o := corpus.Options{NoStream: !f.streaming, Stdout: in.live}
+	// Every format writes the events as the parser emits them, and the
+	// replay keeps none (Discard): a long run costs the parser's memory,
+	// not a copy of every event.
+	o := corpus.Options{NoStream: !f.streaming, Stdout: in.live, Discard: true}
 	live := in.live != nil && *format != "json"
-	jw := newJSONLines(e.stdout)
-	if live || in.follow != nil {
-		if live && *format == "text" {
-			fmt.Fprintf(e.stdout, "%s  %s  live\n", p.c("1", in.name), p.c("1", in.c.Provider))
-			fmt.Fprintf(e.stdout, "%s\n", p.c("2", "   #   line  event"))
+	// Output nobody watches as it comes is buffered (the document has its
+	// own buffer); a live timeline or live JSON lines are written line by
+	// line.
+	out := io.Writer(e.stdout)
+	var buf *bufio.Writer
+	if !live && *format != "json" {
+		buf = bufio.NewWriterSize(e.stdout, 64<<10)
+		out = buf
+	}
+	jw := newJSONLines(out)
+	var dw *corpus.DocumentWriter
+	var tl *timelineWriter
+	switch {
+	case *format == "json":
+		// Written as the parse goes: a long run's document is several
+		// times its input, and is never held whole.
+		o.Begin = func(prov string, cp corpus.Capability) { dw = corpus.NewDocumentWriter(e.stdout, prov, cp) }
+	case *format == "text" && live:
+		fmt.Fprintf(out, "%s  %s  live\n", p.c("1", in.name), p.c("1", in.c.Provider))
+		fmt.Fprintf(out, "%s\n", p.c("2", "   #   line  event"))
+	case *format == "text":
+		o.Begin = func(prov string, cp corpus.Capability) {
+			// The tee reads a file's stdout to its end (internal/feed), so
+			// the document's stdout_bytes is the case's length.
+			tl = newTimeline(out, p)
+			fmt.Fprintf(out, "%s  %s  %s\n", p.c("1", in.name), p.c("1", prov), streamsLine(cp, len(in.c.Stdout), len(in.c.Stderr)))
+			fmt.Fprintf(out, "%s\n", p.c("2", "   #   line  event"))
 		}
-		o.Live = func(i int, ev corpus.Event, at corpus.Origin) {
-			if in.follow != nil {
-				in.follow.see(ev)
+	}
+	var werr error
+	o.Live = func(i int, ev corpus.Event, at corpus.Origin) {
+		if in.follow != nil {
+			in.follow.see(ev)
+		}
+		switch {
+		case *format == "json":
+			if err := dw.Event(&ev); err != nil && werr == nil {
+				werr = err
 			}
-			switch {
-			case !live:
-			case *format == "text":
-				eventLine(e.stdout, p, i, at, ev)
-			default:
-				jw.write(ev)
-			}
+		case *format == "jsonl":
+			jw.write(ev)
+		case live:
+			eventLine(out, p, i, at, ev)
+		default:
+			tl.event(i, at, ev)
 		}
 	}
 	r, err := o.Replay(in.c)
 	if err != nil {
 		return fail(e, "parse", err)
 	}
+	d := r.Document
 	switch {
 	case *format == "json":
-		// Written piece by piece: a long run's document is several times
-		// its input, and is never held whole.
-		if err := r.Document.Encode(e.stdout); err != nil {
-			return fail(e, "parse", err)
+		if werr == nil {
+			werr = dw.Close(&d.Response, d.Violations)
+		}
+		if werr != nil {
+			return fail(e, "parse", werr)
 		}
 	case *format == "jsonl":
-		if !live {
-			for _, ev := range r.Document.Events {
-				jw.write(ev)
-			}
-		}
-		jw.write(map[string]any{"response": r.Document.Response})
-		jw.write(map[string]any{"violations": r.Document.Violations})
+		jw.write(map[string]any{"response": d.Response})
+		jw.write(map[string]any{"violations": d.Violations})
 	case live:
-		fmt.Fprintf(e.stdout, "%s  %s\n", p.c("1", "streams"), streamsLine(r.Document))
-		footer(e.stdout, p, r)
+		fmt.Fprintf(out, "%s  %s\n", p.c("1", "streams"), streamsLine(d.Capability, d.Response.StdoutBytes, d.Response.StderrBytes))
+		footer(out, p, r)
 	default:
-		timeline(e.stdout, in, r, useColor)
+		tl.flush()
+		footer(out, p, r)
+	}
+	if buf != nil && buf.Flush() != nil {
+		return 3
 	}
 	return jw.err()
 }
 
-// jsonLines writes one JSON value per line, flushed at once (a live
+// jsonLines writes one JSON value per line, each in one write (a live
 // consumer reads each as it comes), without HTML escaping, as the JSON
 // document does.
 type jsonLines struct {
@@ -164,7 +197,8 @@ func runCheck(e *env, args []string) int {
 	if in.follow != nil {
 		defer in.follow.close()
 	}
-	o := corpus.Options{NoStream: !f.streaming, Stdout: in.live}
+	// Only the findings are printed: the replay keeps no event.
+	o := corpus.Options{NoStream: !f.streaming, Stdout: in.live, Discard: true}
 	if in.follow != nil {
 		o.Live = func(_ int, ev corpus.Event, _ corpus.Origin) { in.follow.see(ev) }
 	}
@@ -228,39 +262,71 @@ func (p palette) kind(k string) string {
 	return p.c("2", k)
 }
 
-// timeline prints a readable account of a replay: one line per event
-// (consecutive content deltas of one message merged), then the response
-// and the findings.
-func timeline(w io.Writer, in *input, r *corpus.Result, color bool) {
-	p := palette{color}
-	d := r.Document
-	fmt.Fprintf(w, "%s  %s  %s\n", p.c("1", in.name), p.c("1", d.Provider), streamsLine(d))
-	fmt.Fprintf(w, "%s\n", p.c("2", "   #   line  event"))
-	evs := d.Events
-	for i := 0; i < len(evs); i++ {
-		ev := evs[i]
-		if s := ev.Stream; s != nil && (s.Kind == driver.StreamTextContent || s.Kind == driver.StreamReasoningContent || s.Kind == driver.StreamToolCallArgs) {
-			// Merge the run of deltas of one id.
-			var text strings.Builder
-			n := 0
-			j := i
-			for ; j < len(evs) && evs[j].Stream != nil && evs[j].Stream.Kind == s.Kind && evs[j].Stream.MessageID == s.MessageID && evs[j].Stream.ToolCallID == s.ToolCallID && evs[j].Stream.ScopeID == s.ScopeID; j++ {
-				text.WriteString(evs[j].Stream.Delta)
-				n++
-			}
-			id := s.MessageID + s.ToolCallID
-			fmt.Fprintf(w, "%4d %s  %s %s %s (%d %s)\n", i, where(r.Origins[i]), p.kind(string(s.Kind)), id, short(text.String(), 70), n, plural(n, "delta", "deltas"))
-			i = j - 1
-			continue
-		}
-		eventLine(w, p, i, r.Origins[i], ev)
+// timelineWriter prints a readable account of a replay as its events
+// come: one line per event, consecutive content deltas of one message
+// merged into one line (held until the run of deltas ends).
+type timelineWriter struct {
+	w   io.Writer
+	p   palette
+	run *deltaRun
+}
+
+// deltaRun is a run of content deltas of one kind and id: where its first
+// delta stands, how many there are, and as much of their text as the
+// timeline prints.
+type deltaRun struct {
+	i    int
+	at   corpus.Origin
+	s    *driver.StreamPayload // the first delta
+	text []byte
+	n    int
+}
+
+// runText is how much of a run's text is kept: enough for short's 70
+// runes (at most utf8.UTFMax bytes each) and to know there is more.
+const runText = 70*utf8.UTFMax + 1
+
+func newTimeline(w io.Writer, p palette) *timelineWriter { return &timelineWriter{w: w, p: p} }
+
+func isDelta(s *driver.StreamPayload) bool {
+	return s != nil && (s.Kind == driver.StreamTextContent || s.Kind == driver.StreamReasoningContent || s.Kind == driver.StreamToolCallArgs)
+}
+
+// event prints event i, or adds it to the run of deltas it continues.
+func (t *timelineWriter) event(i int, at corpus.Origin, ev corpus.Event) {
+	s := ev.Stream
+	if r := t.run; r != nil && isDelta(s) && s.Kind == r.s.Kind && s.MessageID == r.s.MessageID && s.ToolCallID == r.s.ToolCallID && s.ScopeID == r.s.ScopeID {
+		r.add(s.Delta)
+		return
 	}
-	footer(w, p, r)
+	t.flush()
+	if isDelta(s) {
+		t.run = &deltaRun{i: i, at: at, s: s}
+		t.run.add(s.Delta)
+		return
+	}
+	eventLine(t.w, t.p, i, at, ev)
+}
+
+func (r *deltaRun) add(delta string) {
+	r.n++
+	if len(r.text) < runText {
+		r.text = append(r.text, delta[:min(len(delta), runText-len(r.text))]...)
+	}
+}
+
+// flush prints the run of deltas held, if any.
+func (t *timelineWriter) flush() {
+	r := t.run
+	if r == nil {
+		return
+	}
+	t.run = nil
+	fmt.Fprintf(t.w, "%4d %s  %s %s %s (%d %s)\n", r.i, where(r.at), t.p.kind(string(r.s.Kind)), r.s.MessageID+r.s.ToolCallID, short(string(r.text), 70), r.n, plural(r.n, "delta", "deltas"))
 }
 
 // streamsLine describes the capture's streams and the parser's capability.
-func streamsLine(d *corpus.Document) string {
-	cp := d.Capability
+func streamsLine(cp corpus.Capability, stdoutBytes, stderrBytes int) string {
 	var caps []string
 	for _, x := range []struct {
 		on   bool
@@ -270,7 +336,7 @@ func streamsLine(d *corpus.Document) string {
 			caps = append(caps, x.name)
 		}
 	}
-	return fmt.Sprintf("stdout %d bytes, stderr %d bytes  capability: %s", d.Response.StdoutBytes, d.Response.StderrBytes, strings.Join(caps, " "))
+	return fmt.Sprintf("stdout %d bytes, stderr %d bytes  capability: %s", stdoutBytes, stderrBytes, strings.Join(caps, " "))
 }
 
 // where renders an event's line in stdout ("  end" for what Finish emitted).
