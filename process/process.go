@@ -582,9 +582,17 @@ func (p *Process) supervise(ctx context.Context) {
 	// With a cgroup it alone says whether anything was left: a group
 	// whose members were killed and not yet reaped (zombies) still takes a
 	// signal.
-	left := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) == nil
+	//
+	// The cgroup is asked first: the process group's SIGKILL before it
+	// killed the descendants, their new parent reaped them, and the
+	// cgroup was then found empty, so a run that had left a descendant
+	// reported none (TestGrandchildInGroupIsKilled failed so under load).
+	var left bool
 	if p.cg != nil {
 		left = p.cg.kill()
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	} else {
+		left = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) == nil
 	}
 	p.stopCopy()
 	deadline := time.NewTimer(DrainTimeout)
