@@ -11,7 +11,10 @@
 // (make bench-e2e). E2E_MB sizes the shapes (default 50) and E2E_LINES
 // the hostile streams (default 1,000,000); E2E_SHAPES and E2E_CONTENDERS,
 // when set, are regular expressions that keep only the shapes and
-// contenders whose names match (scan+map always runs: it is the unit). Contenders run interleaved
+// contenders whose names match (scan+map always runs: it is the unit);
+// E2E_BASE_BIN, when set, names another build of the agentwire command
+// whose runs (named "[base]") join the rounds, for a before and after in
+// one run. Contenders run interleaved
 // round by round; each is scored by CPU time (getrusage: the garbage
 // collector's threads count, other processes do not) and its best round.
 // The command runs as a child process: its CPU time and peak RSS come
@@ -282,6 +285,17 @@ func command(bin, file string, prov string, args ...string) result {
 
 const gnuTime = "/usr/bin/time"
 
+// The command's contenders, in table order, and their arguments.
+var (
+	commandNames = []string{"check (command)", "parse --format json (command)", "parse --format jsonl (command)", "parse text (command)"}
+	commandArgs  = map[string][]string{
+		"check (command)":                {"check"},
+		"parse --format json (command)":  {"parse", "--format", "json"},
+		"parse --format jsonl (command)": {"parse", "--format", "jsonl"},
+		"parse text (command)":           {"parse", "--color", "never"},
+	}
+)
+
 func TestE2E(t *testing.T) {
 	rounds, _ := strconv.Atoi(os.Getenv("E2E_ROUNDS"))
 	if rounds <= 0 {
@@ -302,13 +316,20 @@ func TestE2E(t *testing.T) {
 		{"scan+map", func(s shape, _ string) result { return measure(len(s.data), func() any { return scanMap(s) }) }},
 		{"Feed", func(s shape, _ string) result { return measure(len(s.data), func() any { return feed(s) }) }},
 		{"Parse", func(s shape, _ string) result { return measure(len(s.data), func() any { return parse(s) }) }},
-		{"check (command)", func(s shape, f string) result { return command(bin, f, s.provider, "check") }},
-		{"parse --format json (command)", func(s shape, f string) result {
-			return command(bin, f, s.provider, "parse", "--format", "json")
-		}},
-		{"parse --format jsonl (command)", func(s shape, f string) result {
-			return command(bin, f, s.provider, "parse", "--format", "jsonl")
-		}},
+	}
+	for _, name := range commandNames {
+		args := commandArgs[name]
+		contenders = append(contenders, contender{name, func(s shape, f string) result { return command(bin, f, s.provider, args...) }})
+	}
+	if base := os.Getenv("E2E_BASE_BIN"); base != "" {
+		// The same commands run by another build, interleaved with these:
+		// a before and after in one run.
+		for _, name := range commandNames {
+			args := commandArgs[name]
+			contenders = append(contenders, contender{name + " [base]", func(s shape, f string) result {
+				return command(base, f, s.provider, args...)
+			}})
+		}
 	}
 	keep := func(env, name string) bool {
 		re := os.Getenv(env)
