@@ -2,7 +2,9 @@ package adaptertest
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -173,4 +175,64 @@ func TestCheckerNextRefuses(t *testing.T) {
 	if !reflect.DeepEqual(got, want) || !got.Has("EVT-02") || got.Has("EVT-01") {
 		t.Fatalf("got %s\nwant %s (a missing terminal, no second run.started)", got, want)
 	}
+}
+
+// TestSameItemFields: sameItem compares each of TranscriptItem's fields
+// (a new field must be added to it, or RUN-04 could miss a difference in
+// it), and is a sufficient condition of reflect.DeepEqual: each field
+// changed on its own makes two items differ for it.
+func TestSameItemFields(t *testing.T) {
+	cost := 1.5
+	base := driver.TranscriptItem{ScopeID: "s", ParentScopeID: "p", ParentToolCallID: "c", Kind: driver.TranscriptToolCall,
+		Text: "t", Delta: true, ToolUseID: "u", ToolName: "n", Input: map[string]any{"a": 1.0}, IsError: true, Model: "m",
+		SessionID: "i", Usage: &driver.Usage{InputTokens: 1}, CostUSD: &cost, Subtype: "b", Errors: []string{"e"},
+		Metadata: map[string]string{"k": "v"}, Data: map[string]any{"d": true}}
+	typ := reflect.TypeOf(base)
+	if typ.NumField() != 18 {
+		t.Fatalf("TranscriptItem has %d fields, sameItem compares 18: add the new ones to it and here", typ.NumField())
+	}
+	cp := base
+	if !sameItem(&base, &cp) || !sameItem(&base, &base) {
+		t.Fatal("a shallow copy is not the same item")
+	}
+	for i := range typ.NumField() {
+		other := base
+		f := reflect.ValueOf(&other).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(f.String() + "x")
+		case reflect.Bool:
+			f.SetBool(!f.Bool())
+		default:
+			// Another reference to an equal value: no longer the same
+			// reference, still deeply equal.
+			f.Set(reflect.ValueOf(deepCopy(f.Interface())))
+			if !reflect.DeepEqual(base, other) {
+				t.Fatalf("field %s: the copy differs", typ.Field(i).Name)
+			}
+		}
+		if sameItem(&base, &other) {
+			t.Errorf("field %s changed, but sameItem holds the items the same", typ.Field(i).Name)
+		}
+	}
+}
+
+// deepCopy returns a new reference to a value equal to v (one of the
+// reference fields of TestSameItemFields' item).
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return maps.Clone(x)
+	case map[string]string:
+		return maps.Clone(x)
+	case []string:
+		return slices.Clone(x)
+	case *driver.Usage:
+		c := *x
+		return &c
+	case *float64:
+		c := *x
+		return &c
+	}
+	panic(fmt.Sprintf("no copy of %T", v))
 }
