@@ -587,9 +587,7 @@ func strSpecialMask(x uint64) uint64 {
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080
 	)
-	q := x ^ (ones * '"')
-	bs := x ^ (ones * '\\')
-	return ((q-ones)&^q | (bs-ones)&^bs | (x-ones*0x20)&^x) & highs
+	return quoteOrBackslash(x) | (x-ones*0x20)&^x&highs
 }
 
 // strSpecial marks the bytes a string scan must stop at: the quote, the
