@@ -31,21 +31,30 @@ func ValueEnd(b []byte, i int) int {
 func StringEnd(b []byte, i int) (end int, escaped, ok bool) {
 	i++
 	for {
-		for i+16 <= len(b) && !hasStrSpecial(binary.LittleEndian.Uint64(b[i:])) &&
-			!hasStrSpecial(binary.LittleEndian.Uint64(b[i+8:])) {
+		// Each word's mask is computed once: the lowest marked byte is
+		// the first special one.
+		for i+16 <= len(b) {
+			if m := strSpecialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto special
+			}
+			if m := strSpecialMask(binary.LittleEndian.Uint64(b[i+8:])); m != 0 {
+				i += 8 + bits.TrailingZeros64(m)>>3
+				goto special
+			}
 			i += 16
 		}
-		for i+8 <= len(b) {
+		if i+8 <= len(b) {
 			if m := strSpecialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				// The lowest marked byte is the first special one.
 				i += bits.TrailingZeros64(m) >> 3
-				break
+				goto special
 			}
 			i += 8
 		}
 		for i < len(b) && !strSpecial[b[i]] {
 			i++
 		}
+	special:
 		if i >= len(b) {
 			return 0, escaped, false
 		}
