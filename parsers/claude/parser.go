@@ -163,6 +163,11 @@ type Parser struct {
 	al assistantFast
 	ul userFast
 
+	// fs is the stream_event fast path's state, fastFn its check
+	// callback (fs.member, bound once).
+	fs     fastScan
+	fastFn func(level, obj int, name, value []byte)
+
 	// pending CLI control requests, by id and in arrival order.
 	pending      map[string]*ControlRequest
 	pendingOrder []string
@@ -243,15 +248,19 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	switch {
 	case bytes.HasPrefix(data, streamPrefix):
 		// Once per token with partial messages; it checks its session id
-		// itself.
+		// itself. The deltas and stops take fastStream (streamfast.go);
+		// the other events, or a line it declines, the decoder.
 		l := &p.sl
-		*l = streamLine{}
-		if f.Decode(l) == nil && l.Type.n == 1 && l.Type.v == "stream_event" {
-			if p.opts.Unpaired != nil {
-				p.pairLine("stream_event", false, f.Offset, f.Line)
+		if !p.fastStream(data, l) {
+			*l = streamLine{}
+			if f.Decode(l) != nil || l.Type.n != 1 || l.Type.v != "stream_event" {
+				break // the general path
 			}
-			return p.streamDecoded(f, l)
 		}
+		if p.opts.Unpaired != nil {
+			p.pairLine("stream_event", false, f.Offset, f.Line)
+		}
+		return p.streamDecoded(f, l)
 	case bytes.HasPrefix(data, assistantPrefix):
 		l := &p.al
 		blocks := l.Message.Content[:0] // the decoder reuses its room
