@@ -200,17 +200,38 @@ func TestLifecyclesReleased(t *testing.T) {
 	}
 }
 
-// TestItemStoredOnce: the sink is given the transcript's own item; with
-// DiscardTranscript nothing is kept and each item is the sink's.
+// TestItemStoredOnce: the sink is given the transcript's own item (a
+// shallow copy once the chunks are joined: the same strings and maps), the
+// transcript is joined at its exact size, once, and items keep coming
+// after it; with DiscardTranscript nothing is kept and each item is the
+// sink's.
 func TestItemStoredOnce(t *testing.T) {
 	sink := &adaptertest.RecordingSink{}
 	e := New(sink, false, driver.StreamCapability{})
-	for i := range 40 {
-		_ = e.Item(driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: string(rune('a' + i%26))})
+	for _, n := range []int{10, 3000, 1} {
+		for i := range n {
+			_ = e.Item(driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: string(rune('a' + i%26)), Metadata: map[string]string{"i": ""}})
+		}
+		tr := e.Transcript()
+		// Past the first chunk (16 items) the chunks are joined exactly.
+		if len(tr) != len(sink.Events) || len(tr) > 16 && cap(tr) != len(tr) {
+			t.Fatalf("%d items emitted, the transcript has %d (room %d)", len(sink.Events), len(tr), cap(tr))
+		}
+		for i := range tr {
+			got, want := sink.Events[i].Item, &tr[i]
+			if got.Text != want.Text || reflect.ValueOf(got.Metadata).UnsafePointer() != reflect.ValueOf(want.Metadata).UnsafePointer() {
+				t.Fatalf("item %d: the sink's %+v is not the transcript's %+v", i, *got, *want)
+			}
+		}
+		if again := e.Transcript(); &again[0] != &tr[0] || len(again) != len(tr) {
+			t.Fatal("a second Transcript joined the chunks again")
+		}
 	}
-	tr := e.Transcript()
-	if len(tr) != 40 || sink.Events[39].Item != &tr[39] || !reflect.DeepEqual(*sink.Events[0].Item, tr[0]) {
-		t.Fatalf("the sink's item is not the transcript's (%d items)", len(tr))
+	// Within the chunk being filled, the sink's item is the transcript's.
+	f := New(sink, false, driver.StreamCapability{})
+	_ = f.Item(driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: "x"})
+	if sink.Events[len(sink.Events)-1].Item != &f.Transcript()[0] {
+		t.Error("the sink's item is a copy")
 	}
 	d := New(&adaptertest.RecordingSink{}, false, driver.StreamCapability{})
 	d.DiscardTranscript()
