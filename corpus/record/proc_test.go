@@ -39,10 +39,31 @@ func TestExecuteExecDriver(t *testing.T) {
 	}
 }
 
+// onLine is a driver that also tells fn of every stdout line.
+type onLine struct {
+	driver
+	fn func(l []byte)
+}
+
+func (d onLine) line(p *proc, l []byte) error {
+	d.fn(l)
+	return d.driver.line(p, l)
+}
+
+// TestExecuteSignalTrigger: the model request that arms the trigger comes
+// once the script has set its trap (it says "started" after), as a CLI's
+// first model request comes once it runs: a request queued before the
+// process starts would fire the signal at a shell that may not have
+// reached its trap yet under load (the default action of SIGINT kills
+// it, with no got-int and no exit 130).
 func TestExecuteSignalTrigger(t *testing.T) {
 	reqs := make(chan int, 1)
-	reqs <- 1
-	res := fake(t, `trap 'echo got-int; exit 130' INT; echo started; while :; do sleep 0.05; done`, codexExec(),
+	d := onLine{codexExec(), func(l []byte) {
+		if string(l) == "started" {
+			reqs <- 1
+		}
+	}}
+	res := fake(t, `trap 'echo got-int; exit 130' INT; echo started; while :; do sleep 0.05; done`, d,
 		runSpec{Requests: reqs, Signal: &Trigger{OnRequest: 1, DelayMS: 200, Name: "SIGINT"}})
 	if res.SentSignal != "SIGINT" || res.ExitCode != 130 || !strings.Contains(string(res.Stdout), "got-int") {
 		t.Errorf("sent %q exit %d stdout %q", res.SentSignal, res.ExitCode, res.Stdout)
