@@ -200,27 +200,31 @@ func failedStatus(s string) bool {
 
 // toolResult is the result of a completed tool item: the StreamPayload
 // Result and the tool_result transcript item.
-func toolResult(id, typ string, it *wireItem, cs []any) (map[string]any, driver.TranscriptItem) {
+func (p *Parser) toolResult(id, typ string, it *wireItem, cs []any) (map[string]any, driver.TranscriptItem) {
 	status := it.Status
 	res := map[string]any{}
 	tr := driver.TranscriptItem{Kind: driver.TranscriptToolResult, ToolUseID: id, ToolName: typ, IsError: failedStatus(status)}
-	data := map[string]any{}
 	if status != "" {
 		res["status"] = status
-		data["status"] = status
 	}
-	switch typ {
-	case itCommandExecution:
+	if typ == itCommandExecution {
 		out := string(it.AggregatedOutput)
 		res["output"] = out
 		tr.Text = out
 		if it.ExitCode != nil {
 			res["exit_code"] = *it.ExitCode
-			data["exit_code"] = *it.ExitCode
 			if *it.ExitCode != 0 {
 				tr.IsError = true
 			}
 		}
+		tr.Data = p.commandData.get(status, it.ExitCode)
+		return res, tr
+	}
+	data := map[string]any{}
+	if status != "" {
+		data["status"] = status
+	}
+	switch typ {
 	case itFileChange:
 		res["changes"] = cs
 		data["changes"] = cs
@@ -252,6 +256,54 @@ func toolResult(id, typ string, it *wireItem, cs []any) (map[string]any, driver.
 		tr.Data = data
 	}
 	return res, tr
+}
+
+// commandData hands out the Data of command results: {"status",
+// "exit_code"}, either member absent when the event has none. A session's
+// commands share a handful of (status, exit code) pairs, so the read-only
+// maps are shared between the items that have equal ones (a sink must not
+// modify an item, emit.Emitter.Item): a map of two members costs about
+// 350 bytes, as much as the item, on every command of a long session.
+// At most len(entries) distinct pairs are shared; the rest get their own.
+type commandData struct {
+	entries [16]commandDataEntry
+	n       int
+}
+
+type commandDataEntry struct {
+	status  string
+	exit    int
+	hasExit bool
+	data    map[string]any
+}
+
+// get returns the Data for status and exit (nil: no exit code), nil when
+// there is neither.
+func (c *commandData) get(status string, exit *int) map[string]any {
+	if status == "" && exit == nil {
+		return nil
+	}
+	e := commandDataEntry{status: status, hasExit: exit != nil}
+	if exit != nil {
+		e.exit = *exit
+	}
+	for i := range c.entries[:c.n] {
+		if k := &c.entries[i]; k.status == e.status && k.hasExit == e.hasExit && k.exit == e.exit {
+			return k.data
+		}
+	}
+	e.data = make(map[string]any, 2)
+	if status != "" {
+		e.data["status"] = status
+	}
+	if exit != nil {
+		e.data["exit_code"] = e.exit
+	}
+	if c.n < len(c.entries) {
+		c.entries[c.n] = e
+		c.n++
+	}
+	return e.data
 }
 
 // mcpText joins the text blocks of an MCP result's content.
@@ -309,7 +361,7 @@ func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase) er
 	if ph != phaseCompleted {
 		return nil
 	}
-	res, tr := toolResult(id, typ, it, cs)
+	res, tr := p.toolResult(id, typ, it, cs)
 	if err := p.em.Close(emit.Tool, "", id, res); err != nil {
 		return err
 	}

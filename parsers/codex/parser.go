@@ -141,6 +141,7 @@ type Parser struct {
 	unknown      int
 	done         bool
 	pairs        pairs
+	commandData  commandData // the shared Data of command results
 }
 
 // itemState is what the parser remembers of an item between its events.

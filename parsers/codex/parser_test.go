@@ -3,7 +3,9 @@ package codex
 import (
 	"errors"
 	"io"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -543,6 +545,52 @@ func undecodable(t *testing.T, bad string, r result) {
 		}
 		if r.Response.Checkpoint == nil || r.Response.Checkpoint.Valid {
 			t.Errorf("%s: checkpoint %+v, want invalid", bad, r.Response.Checkpoint)
+		}
+	}
+}
+
+// TestCommandDataShared: command results with equal status and exit code
+// share one read-only Data map, different ones get their own with the
+// right members, and past the cache's 16 pairs every result still gets
+// its own correct map.
+func TestCommandDataShared(t *testing.T) {
+	cmd := func(id, status, exit string) string {
+		ex := ""
+		if exit != "" {
+			ex = `,"exit_code":` + exit
+		}
+		return `{"type":"item.completed","item":{"id":"` + id + `","type":"command_execution","command":"ls","aggregated_output":"x"` + ex + `,"status":"` + status + `"}}`
+	}
+	ls := []string{lThread, lTurn,
+		cmd("a", "completed", "0"), cmd("b", "completed", "0"), cmd("c", "failed", "1"), cmd("d", "completed", "")}
+	for i := range 20 {
+		ls = append(ls, cmd("e"+strconv.Itoa(i), "failed", strconv.Itoa(i+2)))
+	}
+	ls = append(ls, lDone)
+	r := mustRun(t, lines(ls...), Options{}, Outcome{})
+	data := map[string]map[string]any{}
+	for _, it := range r.Response.Transcript {
+		if it.Kind == driver.TranscriptToolResult {
+			data[it.ToolUseID] = it.Data
+		}
+	}
+	if reflect.ValueOf(data["a"]).Pointer() != reflect.ValueOf(data["b"]).Pointer() {
+		t.Error("a and b (completed, 0) do not share their Data")
+	}
+	if reflect.ValueOf(data["a"]).Pointer() == reflect.ValueOf(data["c"]).Pointer() {
+		t.Error("a and c share their Data")
+	}
+	want := map[string]map[string]any{
+		"a": {"status": "completed", "exit_code": 0},
+		"c": {"status": "failed", "exit_code": 1},
+		"d": {"status": "completed"},
+	}
+	for i := range 20 {
+		want["e"+strconv.Itoa(i)] = map[string]any{"status": "failed", "exit_code": i + 2}
+	}
+	for id, w := range want {
+		if !reflect.DeepEqual(data[id], w) {
+			t.Errorf("%s: Data %v, want %v", id, data[id], w)
 		}
 	}
 }
