@@ -202,6 +202,33 @@ func checkBoth(t testing.TB, b []byte, maxDepth int) {
 	}
 }
 
+// literalsBoth holds AppendLiteral to StringEnd and AppendString at each
+// of the first 64 quotes of b: the same validity, the same end, the same
+// decoded bytes, and dst's length kept on failure.
+func literalsBoth(t testing.TB, b []byte) {
+	for i, n := 0, 0; i < len(b) && n < 64; i++ {
+		if b[i] != '"' {
+			continue
+		}
+		n++
+		dst := []byte("pre")
+		got, end, ok := AppendLiteral(dst, b, i)
+		wantEnd, _, wantOK := StringEnd(b, i)
+		if ok != wantOK || ok && end != wantEnd {
+			t.Fatalf("AppendLiteral(%q, %d) = %d, %v; StringEnd = %d, %v", b, i, end, ok, wantEnd, wantOK)
+		}
+		if !ok {
+			if string(got) != "pre" {
+				t.Fatalf("AppendLiteral(%q, %d) failed with dst %q", b, i, got)
+			}
+			continue
+		}
+		if want := AppendString([]byte("pre"), b[i:end]); string(got) != string(want) {
+			t.Fatalf("AppendLiteral(%q, %d) = %q, AppendString %q", b, i, got, want)
+		}
+	}
+}
+
 // FuzzCheckReference compares check with the reference on any input and a
 // small depth limit (so that ErrTooDeep is reached too).
 func FuzzCheckReference(f *testing.F) {
@@ -215,6 +242,7 @@ func FuzzCheckReference(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, depth uint8) {
 		checkBoth(t, b, 1+int(depth)%8)
 		checkBoth(t, b, 0)
+		literalsBoth(t, b)
 	})
 }
 

@@ -355,6 +355,35 @@ func TestAppendString(t *testing.T) {
 	}
 }
 
+// TestAppendLiteral: AppendLiteral agrees with StringEnd and AppendString
+// on the literals of TestStringEnd and TestAppendString, alone and with
+// bytes after them, and decodes as encoding/json does.
+func TestAppendLiteral(t *testing.T) {
+	ins := []string{`""`, `"a"`, `"\u00e9\n\"x\\\/\b\f\r\t"`, `"\uD83D\uDE00"`, `"\uD83D"`, `"\uD83D\u0041"`, `"\uDE00x"`, `"\uD83D\uD83D\uDE00"`,
+		"\"\xff\xfe\"", "\"ab\xe6\x97cd\"", "\"\xe6\x97\xa5\xe6\x9c\xac plain ascii text after it\"", `"caf\u00e9 \u003c"`, `"日本"`,
+		`"abcdefghijklmnopqrstuvwxyz0123456789"`, "\"a\x01\"", `"\x"`, `"\u12g4"`, `"abc`, `"\`, `"\u12`, `"\uD83D\u12`,
+		"\"0123456789abcdef\x1f\"", `"0123456789abcdef0123456789\"abcdef"`, ` word and \"more\" text`}
+	for _, c := range checkTests {
+		if strings.HasPrefix(c.in, `"`) {
+			ins = append(ins, c.in)
+		}
+	}
+	for _, in := range ins {
+		for _, tail := range []string{"", `} ,`, "\x80\"x"} {
+			literalsBoth(t, []byte(in+tail))
+		}
+		if _, end, ok := AppendLiteral(nil, []byte(in), 0); ok && end == len(in) {
+			var want string
+			if err := json.Unmarshal([]byte(in), &want); err != nil {
+				t.Fatalf("%q: AppendLiteral accepts what encoding/json rejects: %v", in, err)
+			}
+			if got, _, _ := AppendLiteral(nil, []byte(in), 0); string(got) != want {
+				t.Errorf("AppendLiteral(%q) = %q, want %q", in, got, want)
+			}
+		}
+	}
+}
+
 func TestNumbersFit(t *testing.T) {
 	for _, c := range []struct {
 		in   string

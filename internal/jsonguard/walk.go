@@ -3,6 +3,9 @@ package jsonguard
 import (
 	"encoding/binary"
 	"math/bits"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Helpers for hand-written decoders that walk a value [Check] has already
@@ -92,4 +95,103 @@ func AppendString(dst, lit []byte) []byte {
 		return dst
 	}
 	return appendUnescape(dst, lit[1:len(lit)-1])
+}
+
+// AppendLiteral is [StringEnd] and [AppendString] in one pass: it
+// validates the string literal whose opening quote is b[i] exactly as
+// StringEnd does and appends its decoded contents to dst exactly as
+// AppendString(dst, b[i:end]) does (escapes resolved, invalid UTF-8 and
+// lone surrogates replaced by U+FFFD), returning the extended dst and the
+// index just past the closing quote. Runs of plain ASCII are found eight
+// bytes at a time and appended whole; only escapes and non-ASCII bytes are
+// looked at one by one. ok is false for an invalid literal: out is then
+// dst (bytes past its length may have been written).
+func AppendLiteral(dst, b []byte, i int) (out []byte, end int, ok bool) {
+	const highs = 0x8080808080808080
+	n0 := len(dst)
+	i++
+	s := i // the start of the run not yet appended
+	for {
+		for i+8 <= len(b) {
+			// A quote, a backslash or a control byte (strSpecialMask), or
+			// a byte >= 0x80: the lowest mark of either is exact.
+			x := binary.LittleEndian.Uint64(b[i:])
+			if m := strSpecialMask(x) | x&highs; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto special
+			}
+			i += 8
+		}
+		for i < len(b) && !strSpecial[b[i]] && b[i] < utf8.RuneSelf {
+			i++
+		}
+	special:
+		if i >= len(b) {
+			return dst[:n0], 0, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return append(dst, b[s:i]...), i + 1, true
+		case c == '\\':
+			dst = append(dst, b[s:i]...)
+			if i+1 >= len(b) {
+				return dst[:n0], 0, false
+			}
+			switch e := b[i+1]; e {
+			case '"', '\\', '/':
+				dst = append(dst, e)
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				r, ok := Hex4(b[i+2:])
+				if !ok {
+					return dst[:n0], 0, false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					// A pair when a \u escape follows and completes it;
+					// otherwise U+FFFD, and a following escape is
+					// decoded on its own (as appendUnescape does).
+					r2, ok2 := rune(0), false
+					if i+1 < len(b) && b[i] == '\\' && b[i+1] == 'u' {
+						r2, ok2 = Hex4(b[i+2:])
+					}
+					if d := utf16.DecodeRune(r, r2); ok2 && d != unicode.ReplacementChar {
+						r = d
+						i += 6
+					} else {
+						r = unicode.ReplacementChar
+					}
+				}
+				dst = utf8.AppendRune(dst, r)
+				s = i
+				continue
+			default:
+				return dst[:n0], 0, false
+			}
+			i += 2
+			s = i
+		case c < 0x20:
+			return dst[:n0], 0, false
+		default:
+			// Non-ASCII: a valid sequence stays in the run, an invalid
+			// byte becomes U+FFFD (utf8.DecodeRune's reading, which is
+			// AppendValidUTF8's).
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				dst = append(dst, b[s:i]...)
+				dst = append(dst, "\uFFFD"...)
+				s = i + 1
+			}
+			i += n
+		}
+	}
 }

@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"bytes"
-	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/internal/jsonguard"
 )
@@ -84,8 +83,8 @@ func fastStop(b []byte) (index int, ok bool) {
 }
 
 // fastDelta recognises a content_block_delta of a known kind and returns
-// its index, kind and the string value decoded (into *scratch when it had
-// to be unescaped; otherwise val aliases b).
+// its index, kind and the string value decoded into *scratch, validated
+// and unescaped in one pass (jsonguard.AppendLiteral).
 func fastDelta(b []byte, scratch *[]byte) (index int, kind deltaKind, val []byte, ok bool) {
 	if !bytes.HasPrefix(b, []byte(fastDeltaPrefix)) {
 		return 0, 0, nil, false
@@ -105,16 +104,12 @@ func fastDelta(b []byte, scratch *[]byte) (index int, kind deltaKind, val []byte
 	if kind == deltaOther || i >= len(b) || b[i] != '"' {
 		return 0, 0, nil, false
 	}
-	end, escaped, ok := jsonguard.StringEnd(b, i)
+	v, end, ok := jsonguard.AppendLiteral((*scratch)[:0], b, i)
 	// The delta object closes right after the string, the event after
 	// optional padding.
 	if !ok || end >= len(b) || b[end] != '}' || !closes(b, end+1) {
 		return 0, 0, nil, false
 	}
-	body := b[i+1 : end-1]
-	if !escaped && utf8.Valid(body) {
-		return n, kind, body, true
-	}
-	*scratch = jsonguard.AppendString((*scratch)[:0], b[i:end])
-	return n, kind, *scratch, true
+	*scratch = v
+	return n, kind, v, true
 }
