@@ -84,6 +84,10 @@
 // Custom payloads that arrive before run.started (configWarning and other
 // session notices precede thread/start's response) are held back and
 // emitted right after it, so run.started carries the thread and turn ids.
+// At most 256 are held: a stream that sends more before the run's ids are
+// known (a flood of notifications without a handshake) gets run.started
+// without them then, and its payloads stream from there in order; the
+// ids still reach the Response and the checkpoint.
 //
 // # Capability
 //

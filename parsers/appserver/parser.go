@@ -316,16 +316,27 @@ func (p *Parser) poison(it driver.TranscriptItem, raw map[string]any) error {
 	return p.custom("malformed", driver.StreamPayload{Raw: raw})
 }
 
+// maxHeld bounds the custom payloads held back for run.started: a stream
+// that sends more before thread/start's response (a real session sends a
+// handful of notices) starts the run without the ids it does not know yet,
+// so that a flood of notifications never piles up in memory.
+const maxHeld = 256
+
 // custom emits a custom payload, holding it back until run.started has
-// been emitted with this run's coordinates.
+// been emitted with this run's coordinates (at most maxHeld of them).
 func (p *Parser) custom(event string, pl driver.StreamPayload) error {
 	if !p.opts.Streaming {
 		return p.em.Err()
 	}
 	if !p.em.Started() {
-		pl.Kind = driver.CustomKind(Provider, event)
-		p.pending = append(p.pending, pl)
-		return p.em.Err()
+		if len(p.pending) < maxHeld {
+			pl.Kind = driver.CustomKind(Provider, event)
+			p.pending = append(p.pending, pl)
+			return p.em.Err()
+		}
+		if err := p.start(); err != nil {
+			return err
+		}
 	}
 	return p.em.Custom(Provider, event, pl)
 }

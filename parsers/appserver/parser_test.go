@@ -497,3 +497,47 @@ func TestLegacyTokenCount(t *testing.T) {
 		})
 	}
 }
+
+// TestHeldBounded: at most maxHeld custom payloads wait for run.started. A
+// session whose notices outnumber that starts the run without ids at the
+// bound, keeps every payload in order, and still reports the thread in
+// the Response and the checkpoint.
+func TestHeldBounded(t *testing.T) {
+	notice := func(i int) string {
+		return `{"method":"account/rateLimits/updated","params":{"n":` + fmt.Sprint(i) + `}}`
+	}
+	for _, n := range []int{maxHeld, maxHeld + 1, 3 * maxHeld} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			in := []string{sInit}
+			for i := range n {
+				in = append(in, notice(i))
+			}
+			in = append(in, sSession[2:]...)
+			r := mustRun(t, sStdin, lines(in...), streaming, Outcome{})
+			var got []string
+			for _, p := range r.Payloads {
+				if p.Kind == "appserver/account/rateLimits/updated" {
+					got = append(got, fmt.Sprintf("%s", p.Raw["params"]))
+				}
+			}
+			if len(got) != n {
+				t.Fatalf("%d notices, want %d", len(got), n)
+			}
+			for i, g := range got {
+				if want := fmt.Sprintf(`{"n":%d}`, i); g != want {
+					t.Fatalf("notice %d: params %s, want %s", i, g, want)
+				}
+			}
+			first := r.Payloads[0]
+			if n <= maxHeld && (first.ThreadID != "th-1" || first.TurnID != "tu-1") {
+				t.Errorf("run.started coordinates %+v, want th-1 and tu-1", first)
+			}
+			if n > maxHeld && (first.ThreadID != "" || first.TurnID != "") {
+				t.Errorf("run.started coordinates %+v, want none (started at the bound)", first)
+			}
+			if cp := r.Response.Checkpoint; cp == nil || !cp.Valid || cp.State.ResumeID != "th-1" {
+				t.Fatalf("checkpoint %+v", cp)
+			}
+		})
+	}
+}
