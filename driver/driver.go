@@ -39,6 +39,13 @@ type Driver interface {
 // must treat an error from either method as a signal to stop (it may mean the
 // run was cancelled). Drivers leave StreamPayload.Sequence, Seq and Timestamp
 // and RunEvent.Seq at zero: the host assigns them in receive order.
+//
+// What a driver hands the sink is read-only, the maps and slices inside
+// included (Args, Result, Raw, Input, Data, Metadata, ...): a driver may
+// hand the same value to several payloads and items (a tool call's Args is
+// also its transcript item's Input; identical consecutive lines may share
+// one decoded Raw; an item is the transcript's own element), so a sink
+// that needs to change one copies it first.
 type EventSink interface {
 	// Emit publishes a RunEvent.
 	Emit(event RunEvent) error

@@ -42,7 +42,7 @@ func (p *Parser) controlRequest(f ndjson.Frame) error {
 	if !p.cap.HITL || cr.Permission == nil {
 		// hook_callback and mcp_message are SDK callbacks, not human
 		// decisions: they are kept, not broadcast as HITL.
-		return p.em.Custom(provider, "control_request", driver.StreamPayload{ToolCallID: dr.ToolCallID, Raw: rawLine(f)})
+		return p.em.Custom(provider, "control_request", driver.StreamPayload{ToolCallID: dr.ToolCallID, Raw: p.rawLine(f)})
 	}
 	return p.em.HITLRequested(driver.HITLRequestedPayload{RequestID: cr.RequestID, Kind: dr.Kind, Source: dr.Source,
 		ToolCallID: dr.ToolCallID, Prompt: dr.Prompt, Payload: dr.Payload, Choices: dr.Choices})

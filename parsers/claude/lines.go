@@ -40,7 +40,7 @@ func (p *Parser) system(f ndjson.Frame) error {
 	var raw map[string]any
 	if audit || p.opts.Streaming {
 		// The item's Data and the payload's Raw: the line whole.
-		raw = rawLine(f)
+		raw = p.rawLine(f)
 	}
 	if audit {
 		if err := p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptSystem, Subtype: l.Subtype,
@@ -104,7 +104,7 @@ func (p *Parser) rateLimit(f ndjson.Frame) error {
 	if err := f.Decode(&l); err != nil {
 		return p.decodeErr(f, err)
 	}
-	raw := rawLine(f)
+	raw := p.rawLine(f)
 	text := "rate limit " + l.Info.Status
 	if l.Info.RateLimitType != "" {
 		text += " (" + l.Info.RateLimitType + ")"

@@ -108,7 +108,8 @@ func (s state) String() string {
 // Feed it every stdout frame in order, then call Finish once. It is not
 // safe for concurrent use and starts no goroutines.
 type Parser struct {
-	pairs pairs // for Options.Unpaired
+	memo  jsonguard.Memo // the last short line decoded by rawLine
+	pairs pairs          // for Options.Unpaired
 	opts  Options
 	cap   driver.StreamCapability
 	em    *emit.Emitter
@@ -427,12 +428,18 @@ func (p *Parser) decodeErr(f ndjson.Frame, err error) error {
 	return p.bad(f, err.Error())
 }
 
-// rawLine decodes the whole line for a custom payload's Raw.
-func rawLine(f ndjson.Frame) map[string]any {
+// rawLine decodes the whole line for a custom payload's Raw (nil when it
+// does not decode). A line equal to the previous one decoded here gets its
+// map again (jsonguard.Memo).
+func (p *Parser) rawLine(f ndjson.Frame) map[string]any {
+	if m, ok := p.memo.Get(f.Data); ok {
+		return m
+	}
 	var m map[string]any
 	if f.Decode(&m) != nil {
 		return nil
 	}
+	p.memo.Put(f.Data, m)
 	return m
 }
 
@@ -449,7 +456,7 @@ func (p *Parser) customLine(f ndjson.Frame, event string, item bool) error {
 		p.custom++
 		return p.em.Err()
 	}
-	raw := rawLine(f)
+	raw := p.rawLine(f)
 	if raw == nil {
 		return p.bad(f, "undecodable "+quote(event)+" line")
 	}

@@ -20,7 +20,7 @@ func (p *Parser) resultLine(f ndjson.Frame) error {
 		if err := p.em.Item(p.scoped(item, l.ParentToolUseID)); err != nil {
 			return err
 		}
-		return p.em.Custom(provider, "result", driver.StreamPayload{ScopeID: l.ParentToolUseID, Raw: rawLine(f)})
+		return p.em.Custom(provider, "result", driver.StreamPayload{ScopeID: l.ParentToolUseID, Raw: p.rawLine(f)})
 	}
 	if p.opts.Unpaired != nil && l.Subtype == "success" && (l.IsError == nil || !*l.IsError) {
 		p.pairs.last = p.pairs.seq

@@ -333,7 +333,7 @@ func mcpText(v any) string {
 func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase) error {
 	open := p.em.IsOpen(emit.Tool, "", id)
 	if open && ph == phaseUpdated {
-		raw, err := rawOf(f)
+		raw, err := p.rawOf(f)
 		if err != nil {
 			return p.undecodable(f, err)
 		}
@@ -372,7 +372,7 @@ func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase) er
 // custom payload with the item in Raw; the completed list (sent at the
 // end of the turn) is also a system transcript item.
 func (p *Parser) todoList(f ndjson.Frame, id string, it *wireItem, ph phase) error {
-	raw, err := rawOf(f)
+	raw, err := p.rawOf(f)
 	if err != nil {
 		return p.undecodable(f, err)
 	}
@@ -412,7 +412,7 @@ func (p *Parser) errorItem(f ndjson.Frame, id string, it *wireItem, ph phase) er
 		p.markMalformed("error item " + id + " without a message")
 		msg = "error"
 	}
-	raw, err := rawOf(f)
+	raw, err := p.rawOf(f)
 	if err != nil {
 		return p.undecodable(f, err)
 	}
@@ -431,7 +431,7 @@ func (p *Parser) errorItem(f ndjson.Frame, id string, it *wireItem, ph phase) er
 // codex/<type> with the whole event in Raw; its completion is also a
 // system transcript item.
 func (p *Parser) otherItem(f ndjson.Frame, ph phase, id, typ string) error {
-	raw, err := rawOf(f)
+	raw, err := p.rawOf(f)
 	if err != nil {
 		return p.undecodable(f, err)
 	}

@@ -142,6 +142,7 @@ type Parser struct {
 	done         bool
 	pairs        pairs
 	commandData  commandData // the shared Data of command results
+	memo         jsonguard.Memo
 }
 
 // itemState is what the parser remembers of an item between its events.
@@ -352,12 +353,17 @@ func typeOf(f ndjson.Frame) string {
 // rawOf decodes a line into a map for the Raw of a custom payload. The
 // line was already validated by a typed decode or by Check; it can still
 // fail to decode (a number like 1e999 is valid JSON that overflows
-// float64), and then the error is returned.
-func rawOf(f ndjson.Frame) (map[string]any, error) {
+// float64), and then the error is returned. A line equal to the previous
+// one decoded here gets its map again (jsonguard.Memo).
+func (p *Parser) rawOf(f ndjson.Frame) (map[string]any, error) {
+	if m, ok := p.memo.Get(f.Data); ok {
+		return m, nil
+	}
 	var m map[string]any
 	if err := f.Decode(&m); err != nil {
 		return nil, err
 	}
+	p.memo.Put(f.Data, m)
 	return m, nil
 }
 
@@ -386,7 +392,7 @@ func (p *Parser) unknownEvent(f ndjson.Frame, typ string) error {
 		p.unknown++
 		return nil
 	}
-	raw, err := rawOf(f)
+	raw, err := p.rawOf(f)
 	if err != nil {
 		return p.undecodable(f, err)
 	}
