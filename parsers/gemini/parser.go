@@ -227,13 +227,13 @@ func (p *Parser) FeedError(err error) error {
 // value handles one data value: an object, or an array of objects.
 func (p *Parser) value(d []byte, off int64, line int) error {
 	if i := jsonguard.SkipWS(d, 0); d[i] == '{' {
-		// The usual event, one object: validated and walked in one pass
+		// The usual event, one object: read by the fast path when it
+		// has the common shape, else validated and walked in one pass
 		// (jsonguard.Members: CheckMembers' result exactly).
-		p.ev.reset()
-		if p.walkMember == nil {
-			p.walkMember = func(name, v []byte) { p.ev.member(name[1:len(name)-1], v, 0) }
+		if fastEvent(d, &p.ev) {
+			return p.object(d)
 		}
-		if err := p.members.Check(d, 0, p.walkMember); err != nil {
+		if err := p.slowEvent(d); err != nil {
 			return p.malformedData(d, off, line, "invalid JSON: "+err.Error())
 		}
 		return p.object(d)
@@ -263,6 +263,16 @@ func (p *Parser) value(d []byte, off int64, line int) error {
 		return end
 	})
 	return err
+}
+
+// slowEvent validates the event object d with p.members and walks it
+// into p.ev as the validating pass hands each top-level member over.
+func (p *Parser) slowEvent(d []byte) error {
+	p.ev.reset()
+	if p.walkMember == nil {
+		p.walkMember = func(name, v []byte) { p.ev.member(name[1:len(name)-1], v, 0) }
+	}
+	return p.members.Check(d, 0, p.walkMember)
 }
 
 // object handles one checked JSON object d, walked into p.ev.

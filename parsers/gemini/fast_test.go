@@ -1,0 +1,138 @@
+package gemini
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// eventOpts compares events field by field. An empty slice and a nil one
+// are equal: the two paths reuse their storage differently, and the
+// parser only ranges over the slices.
+var eventOpts = cmp.Options{
+	cmp.AllowUnexported(event{}, candidate{}, part{}, functionCall{}, apiError{}, member{}),
+	cmpopts.EquateEmpty(),
+}
+
+// sameAsSlow feeds the event data lines to fastEvent and to the slow path
+// (each side with its own event, storage reused from line to line as in
+// the parser; a line fastEvent declines goes to the slow path on its side
+// too) and fails when fastEvent takes a line the slow path rejects or
+// walks differently. It returns how many lines fastEvent took.
+func sameAsSlow(t *testing.T, lines [][]byte) int {
+	t.Helper()
+	var fast, slow Parser
+	took := 0
+	for _, d := range lines {
+		ok := fastEvent(d, &fast.ev)
+		err := slow.slowEvent(d)
+		if !ok {
+			_ = fast.slowEvent(d)
+			continue
+		}
+		took++
+		if err != nil {
+			t.Fatalf("fastEvent took data the slow path rejects (%v):\n%q", err, d)
+		}
+		if diff := cmp.Diff(slow.ev, fast.ev, eventOpts); diff != "" {
+			t.Fatalf("fastEvent differs from the slow path (-slow +fast):\n%s\ndata: %q", diff, d)
+		}
+	}
+	return took
+}
+
+// dataLines splits a body into lines, an SSE data field's value for a
+// "data:" line.
+func dataLines(body []byte) [][]byte {
+	var out [][]byte
+	for l := range bytes.SplitSeq(body, []byte("\n")) {
+		l = bytes.TrimSuffix(l, []byte("\r"))
+		if v, ok := bytes.CutPrefix(l, []byte("data:")); ok {
+			l = bytes.TrimPrefix(v, []byte(" "))
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// TestFastEventTakesTheCommonShape holds fastEvent to the slow path on the
+// corpus and the benchmark stream, and checks that it takes every event of
+// the benchmark stream (the shapes it exists for).
+func TestFastEventTakesTheCommonShape(t *testing.T) {
+	stream, events := benchStream(3)
+	if got := sameAsSlow(t, dataLines([]byte(stream))); got != events {
+		t.Errorf("fastEvent took %d of the %d benchmark events", got, events)
+	}
+	files, _ := filepath.Glob(filepath.Join(corpusRoot, "*", "*", "stdout"))
+	if len(files) == 0 {
+		t.Fatal("no corpus")
+	}
+	took := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		took += sameAsSlow(t, dataLines(b))
+	}
+	if took == 0 {
+		t.Error("fastEvent took no corpus event")
+	}
+}
+
+// fastDeclines are events fastEvent must leave to the slow path (each
+// would be walked with a problem, an extra or a last-wins duplicate).
+var fastDeclines = []string{
+	`{"candidates":[{"content":{"parts":[{"text":"a"}]},"index":0}],"candidates":[]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"a","text":"b"}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":null}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"a","functionCall":{"name":"f"}}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"thought":1,"text":"a"}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"a"}]},"index":-1}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"a"}]},"index":1.5}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"a"}]},"index":01}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"a"}]},"safetyRatings":[]}]}`,
+	`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":null}}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"executableCode":"x"}]}}]}`,
+	`{"candidates":[1]}`,
+	`{"usageMetadata":{"a":[[[[1]]]]}}`,
+	`{"usageMetadata":{"a":01}}`,
+	`{"modelVersion":null}`,
+	`{"error":{"code":1}}`,
+	`{"candidates":[]} x`,
+	`{"candidates":[],}`,
+}
+
+func TestFastEventDeclines(t *testing.T) {
+	for _, d := range fastDeclines {
+		var ev event
+		if fastEvent([]byte(d), &ev) {
+			t.Errorf("fastEvent took %s", d)
+		}
+	}
+}
+
+// FuzzFastEvent holds fastEvent to the slow path (jsonguard's validating
+// pass and the member walk) on any run of lines: when it takes a line, the
+// slow path accepts it and walks the same event.
+func FuzzFastEvent(f *testing.F) {
+	stream, _ := benchStream(1)
+	f.Add([]byte(stream))
+	files, _ := filepath.Glob(filepath.Join(corpusRoot, "*", "*", "stdout"))
+	for _, s := range files {
+		b, _ := os.ReadFile(s)
+		f.Add(b)
+	}
+	f.Add([]byte(strings.Join(fastDeclines, "\n")))
+	f.Add([]byte(`{"candidates": [{"content": {"parts": [{"text": "caf\u00e9 \"q\"","thought": true,"thoughtSignature": "c2ln"}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 1e2,"x": [-0.5, true, false, null, {}]},"modelVersion": "m","responseId": "r","createTime": "t"}`))
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"id":"1","name":"f","args":{"a":[1,{"b":"c"}]}},"thoughtSignature":"s"},{"codeExecutionResult":{"outcome":"OUTCOME_OK"}}]},"index":1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameAsSlow(t, dataLines(data))
+	})
+}
