@@ -438,7 +438,7 @@ func fastUint(d []byte, i int) (n, end int) {
 // object, or -1 when fn declined or the object is not valid JSON around
 // its values.
 func fastMembers(d []byte, i int, fn func(name []byte, i int) int) int {
-	i = jsonguard.SkipWS(d, i+1)
+	i = fastWS(d, i+1)
 	if i < len(d) && d[i] == '}' {
 		return i + 1
 	}
@@ -446,26 +446,34 @@ func fastMembers(d []byte, i int, fn func(name []byte, i int) int) int {
 		if i >= len(d) || d[i] != '"' {
 			return -1
 		}
-		j, _, ok := jsonguard.StringEnd(d, i)
-		if !ok {
+		// Names are short and every name fn takes is plain: a byte loop
+		// to the closing quote, declining an escape or a control byte.
+		j := i + 1
+		for j < len(d) && d[j] != '"' {
+			if d[j] == '\\' || d[j] < ' ' {
+				return -1
+			}
+			j++
+		}
+		if j >= len(d) {
 			return -1
 		}
-		name := d[i:j]
-		if i = jsonguard.SkipWS(d, j); i >= len(d) || d[i] != ':' {
+		name := d[i : j+1]
+		if i = fastWS(d, j+1); i >= len(d) || d[i] != ':' {
 			return -1
 		}
-		if i = jsonguard.SkipWS(d, i+1); i >= len(d) {
+		if i = fastWS(d, i+1); i >= len(d) {
 			return -1
 		}
 		if j = fn(name, i); j <= i {
 			return -1
 		}
-		if i = jsonguard.SkipWS(d, j); i >= len(d) {
+		if i = fastWS(d, j); i >= len(d) {
 			return -1
 		}
 		switch d[i] {
 		case ',':
-			i = jsonguard.SkipWS(d, i+1)
+			i = fastWS(d, i+1)
 		case '}':
 			return i + 1
 		default:
@@ -474,10 +482,22 @@ func fastMembers(d []byte, i int, fn func(name []byte, i int) int) int {
 	}
 }
 
+// fastWS is jsonguard.SkipWS with the common cases, no whitespace or one
+// space, decided without a loop.
+func fastWS(d []byte, i int) int {
+	if i < len(d) && d[i] > ' ' {
+		return i
+	}
+	if i+1 < len(d) && d[i] == ' ' && d[i+1] > ' ' {
+		return i + 1
+	}
+	return jsonguard.SkipWS(d, i)
+}
+
 // fastElements is fastMembers for the array at d[i] ('['): fn gets the
 // index of each element's first byte.
 func fastElements(d []byte, i int, fn func(i int) int) int {
-	i = jsonguard.SkipWS(d, i+1)
+	i = fastWS(d, i+1)
 	if i < len(d) && d[i] == ']' {
 		return i + 1
 	}
@@ -489,12 +509,12 @@ func fastElements(d []byte, i int, fn func(i int) int) int {
 		if j <= i {
 			return -1
 		}
-		if i = jsonguard.SkipWS(d, j); i >= len(d) {
+		if i = fastWS(d, j); i >= len(d) {
 			return -1
 		}
 		switch d[i] {
 		case ',':
-			i = jsonguard.SkipWS(d, i+1)
+			i = fastWS(d, i+1)
 		case ']':
 			return i + 1
 		default:
