@@ -105,22 +105,25 @@ func (o *obj) next() bool {
 		return false
 	}
 	// A member name in validated input ends at the first quote unless it
-	// holds an escape; names are short, so a byte loop beats a vector scan.
-	end, escaped := i+1, false
-	for end < len(b) && b[end] != '"' && b[end] != '\\' {
+	// holds an escape or a byte >= 0x80; names are short and ASCII, so a
+	// byte loop beats a vector scan. Any other name is decoded as the
+	// decoders do (escapes resolved, invalid UTF-8 replaced by U+FFFD).
+	end, decode := i+1, false
+	for end < len(b) && b[end] != '"' && b[end] != '\\' && b[end] < 0x80 {
 		end++
 	}
 	if end < len(b) && b[end] == '"' {
 		end++
 	} else {
-		var ok bool
+		var escaped, ok bool
 		if end, escaped, ok = jsonguard.StringEnd(b, i); !ok {
 			o.i, o.end = len(b), len(b)
 			return false
 		}
+		decode = escaped || !utf8.Valid(b[i+1:end-1])
 	}
 	o.key = b[i+1 : end-1]
-	if escaped {
+	if decode {
 		o.kbuf = jsonguard.AppendString(o.kbuf[:0], b[i:end])
 		o.key = o.kbuf
 	}
