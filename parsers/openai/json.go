@@ -223,11 +223,11 @@ func strBytes(v []byte, buf *[]byte) (s []byte, ok bool) {
 	return *buf, true
 }
 
-// str returns the string literal v as a Go string, "" when v is not one.
+// str returns the string literal v as a Go string, "" when v is not one
+// (jsonguard.String: decoded once, into one allocation).
 func str(v []byte) string {
-	var buf []byte
-	s, _ := strBytes(v, &buf)
-	return string(s)
+	s, _ := jsonguard.String(v)
+	return s
 }
 
 // num returns the number v as an int; fractions are truncated and values
