@@ -25,6 +25,12 @@ type Checker struct {
 	// Next, when set, receives every emission first; one it refuses (an
 	// error) is not checked, and the error is returned.
 	Next driver.EventSink
+	// DiscardTranscript, set before the first emission, says the run's
+	// parser keeps no transcript (a parser's Options.DiscardTranscript,
+	// outside the driver contract): RUN-04 is not judged, and no item is
+	// kept for it, so that a long run costs the Checker no memory per
+	// item.
+	DiscardTranscript bool
 
 	mu        sync.Mutex
 	streaming bool
@@ -114,6 +120,7 @@ func (k *Checker) Emit(ev driver.RunEvent) error {
 		k.run.c.at = Place{Index: k.n, Origin: k.at}
 		k.n++
 	}
+	k.run.noItems = k.DiscardTranscript
 	k.run.event(k.events, ev)
 	k.events++
 	return nil
@@ -155,6 +162,7 @@ func (k *Checker) Report(resp driver.Response, runErr error, codec driver.Sessio
 		k.fin.check(&fc, k.cap, resp)
 		r.Finish = fc.placed()
 	}
+	k.run.noItems = k.DiscardTranscript
 	k.run.finish(resp)
 	r.Run = k.run.c.placed()
 	for _, v := range CheckResponse(resp, runErr, codec) {

@@ -77,6 +77,7 @@ type runState struct {
 	items    []*driver.TranscriptItem
 	itemAt   []int
 	itemPl   []Place
+	noItems  bool // RUN-04 is not judged (Checker.DiscardTranscript)
 }
 
 func (r *runState) event(i int, ev driver.RunEvent) {
@@ -107,6 +108,9 @@ func (r *runState) event(i int, ev driver.RunEvent) {
 			return
 		}
 		checkItem(c, i, *ev.Item)
+		if r.noItems {
+			return
+		}
 		r.items = append(r.items, ev.Item)
 		r.itemAt = append(r.itemAt, i)
 		if c.placing {
@@ -128,6 +132,9 @@ func (r *runState) finish(resp driver.Response) {
 					name, r.chunkLen[s], strings.ToUpper(name[:1])+name[1:], len(want))
 			}
 		}
+	}
+	if r.noItems {
+		return
 	}
 	n := min(len(r.items), len(resp.Transcript))
 	for j := range n {

@@ -66,7 +66,9 @@ func TestUpdate(t *testing.T) {
 // TestDiscard: a replay that keeps no emission (Options.Discard), its
 // document written as the parse goes (Begin, Live, DocumentWriter), gives
 // every case of the corpus byte for byte the document of the recording
-// replay, and the same findings, under the whole and the random chunking.
+// replay, and the same findings, under the whole and the random chunking;
+// with DiscardTranscript too, the same response but for its empty
+// transcript.
 func TestDiscard(t *testing.T) {
 	cases, err := corpus.Load(os.DirFS("."), ".")
 	if err != nil {
@@ -110,6 +112,20 @@ func TestDiscard(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got.Findings, want.Findings) {
 				t.Errorf("%s (%s): findings differ:\n got %v\nwant %v", c.Name, ch.Name, got.Findings, want.Findings)
+			}
+			// And with the parser keeping no transcript: the same but for
+			// the response's transcript.
+			lean, err := corpus.Options{Chunking: ch, Discard: true, DiscardTranscript: true}.Replay(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := lean.Document.Response
+			if len(resp.Transcript) != 0 || resp.Transcript == nil {
+				t.Errorf("%s (%s): DiscardTranscript: transcript %v, want []", c.Name, ch.Name, resp.Transcript)
+			}
+			resp.Transcript = want.Document.Response.Transcript
+			if !reflect.DeepEqual(resp, want.Document.Response) || !reflect.DeepEqual(lean.Findings, want.Findings) {
+				t.Errorf("%s (%s): DiscardTranscript: the response or findings differ:\n got %v\nwant %v", c.Name, ch.Name, lean.Findings, want.Findings)
 			}
 		}
 	}

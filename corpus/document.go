@@ -3,8 +3,6 @@ package corpus
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 
@@ -216,12 +214,9 @@ func (dw *DocumentWriter) Close(resp *DocResponse, violations []adaptertest.Viol
 	return dw.bw.Flush()
 }
 
-// newDocResponse converts a response; stdout and stderr are the exact raw
-// bytes of the run.
-func newDocResponse(resp driver.Response, stdout string, stderr []byte) DocResponse {
-	h := sha256.New()
-	h.Write(stringBytes(stdout))
-	sum := h.Sum(nil)
+// newDocResponse converts a response; stdoutBytes and stdoutSHA256 are the
+// length and hex SHA-256 of the exact raw stdout, stderr the raw stderr.
+func newDocResponse(resp driver.Response, stdoutBytes int, stdoutSHA256 string, stderr []byte) DocResponse {
 	d := DocResponse{
 		Output:       resp.Output,
 		Summary:      resp.Summary,
@@ -229,8 +224,8 @@ func newDocResponse(resp driver.Response, stdout string, stderr []byte) DocRespo
 		ExitCode:     resp.ExitCode,
 		Signal:       resp.Signal,
 		TimedOut:     resp.TimedOut,
-		StdoutBytes:  len(stdout),
-		StdoutSHA256: hex.EncodeToString(sum[:]),
+		StdoutBytes:  stdoutBytes,
+		StdoutSHA256: stdoutSHA256,
 		StderrBytes:  len(stderr),
 	}
 	if d.Transcript == nil {

@@ -2,6 +2,8 @@ package corpus
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -71,8 +73,22 @@ type Options struct {
 	// (adaptertest.Checker) and handed to Live, and then dropped, so that
 	// a replay's memory is the parser's, not a copy of every event. The
 	// Result's Document then has no Events (nil), Origins and Sink are
-	// nil; its findings and everything else are the same.
+	// nil; its findings and everything else are the same. Nor is stdout
+	// copied: it is counted and hashed as the parser reads it
+	// (provider.Input.DiscardStdout), so the Result's
+	// Response.RawStreams.Stdout is "" (the Document's stdout_bytes and
+	// stdout_sha256 are the same). Two judgements need the bytes and get
+	// them only from a stdout of at most 1 MiB: RSP-03's "Output contains
+	// the raw stdout", and Truncated, from a final line without its LF of
+	// at most 8 MiB (a longer one is Malformed).
 	Discard bool
+	// DiscardTranscript, with Discard, has the parser keep no transcript
+	// either (provider.Input.DiscardTranscript, outside the driver
+	// contract): for a consumer that prints the items as they come (Live)
+	// and needs no more of them. The Document's Response then has an empty
+	// transcript, and RUN-04 (the transcript mirrors the item events) is
+	// not judged; everything else is the same.
+	DiscardTranscript bool
 }
 
 // Replay parses c with its provider's parser, delivering stdout whole, and
@@ -177,32 +193,67 @@ func (o Options) Replay(c *Case) (*Result, error) {
 	}
 	sink := newDocSink(!o.Discard, o.Live)
 	check := adaptertest.NewChecker(in.Streaming, capability)
+	var m *meter
+	if o.Discard {
+		m = newMeter(in.Stdout)
+		in.Stdout, in.DiscardStdout = m, true
+		in.DiscardTranscript = o.DiscardTranscript
+		check.DiscardTranscript = o.DiscardTranscript
+	}
 	check.Next = sink
 	in.Observe = check.At
 	r := &Result{Case: c, Parsed: parse(p, in, check), Sink: sink.rec}
-	r.build(sink, check)
+	r.build(sink, check, m)
 	return r, nil
 }
 
-func (r *Result) build(sink *docSink, check *adaptertest.Checker) {
+// stdoutView is what build needs of stdout: its length and digest, where
+// its last LF stands (-1: none), whether it ends with one, and the bytes
+// after the last LF (nil: not known, a final line too long to keep).
+type stdoutView struct {
+	n      int
+	sha    string
+	lastNL int64
+	endsNL bool
+	last   []byte
+}
+
+func (r *Result) build(sink *docSink, check *adaptertest.Checker, m *meter) {
 	c, p := r.Case, r.Parsed
-	var stdout string
-	if rs := p.Response.RawStreams; rs != nil {
-		// What the framing tee read: the case's bytes, or a live source's.
-		stdout = rs.Stdout
+	var out stdoutView
+	resp := p.Response // as the Checker judges it
+	if m != nil {
+		out = stdoutView{n: int(m.n), sha: m.sum(), lastNL: m.lastNL, endsNL: m.n > 0 && m.lastNL == m.n-1, last: m.tail}
+		if rs := resp.RawStreams; rs != nil && m.whole != nil {
+			// A small stdout is judged on its bytes, as a recording
+			// replay judges it.
+			cp := *rs
+			cp.Stdout = string(m.whole)
+			resp.RawStreams = &cp
+		}
 	} else {
-		stdout = string(c.Stdout)
+		var stdout string
+		if rs := p.Response.RawStreams; rs != nil {
+			// What the framing tee read: the case's bytes, or a live source's.
+			stdout = rs.Stdout
+		} else {
+			stdout = string(c.Stdout)
+		}
+		sum := sha256.Sum256(stringBytes(stdout))
+		out = stdoutView{n: len(stdout), sha: hex.EncodeToString(sum[:]), lastNL: int64(strings.LastIndexByte(stdout, '\n')),
+			endsNL: len(stdout) > 0 && stdout[len(stdout)-1] == '\n'}
+		out.last = stringBytes(stdout[out.lastNL+1:])
 	}
 	doc := &Document{
 		Provider:   c.Provider,
 		Capability: capabilityOf(p.Capability),
-		Response:   newDocResponse(p.Response, stdout, c.Stderr),
+		Response:   newDocResponse(p.Response, out.n, out.sha, c.Stderr),
 		Violations: []adaptertest.Violation{},
 	}
 	if sink.rec != nil {
 		doc.Events, r.Origins = docEvents(sink.rec)
 	}
-	report := check.Report(p.Response, p.Err, p.Codec)
+	report := check.Report(resp, p.Err, p.Codec)
 	for _, part := range [][]adaptertest.Placed{report.Stream, report.Finish, report.Run, report.Response} {
 		for _, v := range part {
 			f := Finding{Violation: v.Violation, Offset: -1}
@@ -217,9 +268,9 @@ func (r *Result) build(sink *docSink, check *adaptertest.Checker) {
 	// Malformed input, once per frame. A final line cut off without its
 	// newline is a truncated capture (a killed or crashed process), told
 	// apart from damage in the middle of the stream.
-	lastNL := int64(strings.LastIndexByte(stdout, '\n'))
+	lastNL := out.lastNL
 	truncated := func() bool {
-		return len(stdout) > 0 && stdout[len(stdout)-1] != '\n' && jsonPrefix(stringBytes(stdout[lastNL+1:]))
+		return out.n > 0 && !out.endsNL && out.last != nil && jsonPrefix(out.last)
 	}
 	for _, b := range sink.bad {
 		clause := Malformed

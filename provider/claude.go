@@ -26,12 +26,12 @@ func init() {
 		},
 		Switches: []Switch{{
 			Name:     claudePartial,
-			Usage:    "claude: the CLI ran with --include-partial-messages (default: from meta.json's argv, else detected from stream_event lines)",
+			Usage:    "claude: the CLI ran with --include-partial-messages (default: from meta.json's argv, else detected from stream_event lines in the first MiB of stdout)",
 			FromMeta: func(m Meta) bool { return m.HasArg("--include-partial-messages") },
 			Detect:   func(stdout, _ []byte) bool { return HasJSONType(stdout, "stream_event") },
 		}, {
 			Name:     claudeControl,
-			Usage:    "claude: the CLI ran with --input-format stream-json (default: from meta.json's argv, else detected from control_request lines or --stdin)",
+			Usage:    "claude: the CLI ran with --input-format stream-json (default: from meta.json's argv, else detected from control_request lines in the first MiB of stdout or --stdin)",
 			FromMeta: func(m Meta) bool { return m.HasArg("--input-format") },
 			Detect:   func(stdout, stdin []byte) bool { return stdin != nil || HasJSONType(stdout, "control_request") },
 		}},
@@ -40,6 +40,7 @@ func init() {
 			var u unpaired
 			opts := claudeOptions(in)
 			opts.Observe, opts.Unpaired = in.Observe, u.add
+			opts.DiscardTranscript, opts.DiscardStdout = in.DiscardTranscript, in.DiscardStdout
 			resp, err := claude.ParseSession(in.Stdin, in.Stdout, in.Stderr, sink, opts, in.Outcome)
 			return Parsed{Response: resp, Err: err, Findings: u}
 		},

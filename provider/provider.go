@@ -134,7 +134,10 @@ type Switch struct {
 	// FromMeta says whether the recorded run had the option on.
 	FromMeta func(Meta) bool
 	// Detect, when set, says whether a bare capture (no meta.json) has it
-	// on, from its stdout and stdin (stdin may be nil). Nil: off.
+	// on, from its stdout and stdin (stdin may be nil). Nil: off. The
+	// command gives it the head of stdout only (provider.DetectLimit
+	// bytes, or the first lines of a live input): a parse reads stdout
+	// once, and needs its options before the first frame.
 	Detect func(stdout, stdin []byte) bool
 }
 
@@ -174,6 +177,13 @@ type Input struct {
 	// Stdout, 1-based line) before the frame is fed, and (len(stdout), 0)
 	// before Finish.
 	Observe func(offset int64, line int)
+	// DiscardTranscript and DiscardStdout are the parsers' options of the
+	// same names, for a consumer that keeps or prints the items itself
+	// and counts and hashes stdout as it reads it (corpus with
+	// Options.Discard, the command's timeline): Response.Transcript is
+	// then empty and RawStreams.Stdout "". Both are outside the driver
+	// contract (adaptertest RUN-04, and RawStreams' exact bytes).
+	DiscardTranscript, DiscardStdout bool
 }
 
 // Parsed is what a Provider's Parse returns.

@@ -7,10 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/provider"
 )
@@ -293,5 +295,49 @@ func TestRefines(t *testing.T) {
 		if err != nil || !ok || got.Name != tc.want {
 			t.Errorf("Detect(%s) = %q, %v, %v; want %s", tc.head, got.Name, ok, err, tc.want)
 		}
+	}
+}
+
+// TestDiscard: for every provider and every capture, DiscardTranscript and
+// DiscardStdout give the response of a plain parse with an empty
+// transcript and RawStreams.Stdout "" (stderr and the terminal kept),
+// after the same emissions; the item events are the plain transcript.
+func TestDiscard(t *testing.T) {
+	for _, p := range provider.All() {
+		t.Run(p.Name, func(t *testing.T) {
+			cs := captures(t, p.Name)
+			if len(cs) == 0 {
+				t.Fatalf("corpus/%s holds no capture", p.Name)
+			}
+			for _, c := range cs {
+				var plain, lean adaptertest.RecordingSink
+				want := p.Parse(c.input(p), &plain)
+				in := c.input(p)
+				in.DiscardTranscript, in.DiscardStdout = true, true
+				got := p.Parse(in, &lean)
+				if len(got.Response.Transcript) != 0 {
+					t.Errorf("%s: %d transcript items kept", c.dir, len(got.Response.Transcript))
+				}
+				if rs := got.Response.RawStreams; rs == nil || rs.Stdout != "" || rs.Stderr != want.Response.RawStreams.Stderr {
+					t.Errorf("%s: RawStreams %+v", c.dir, rs)
+				}
+				if !reflect.DeepEqual(lean.Items(), want.Response.Transcript) && len(want.Response.Transcript) > 0 {
+					t.Errorf("%s: the item events are not the plain transcript", c.dir)
+				}
+				if !reflect.DeepEqual(lean.Payloads, plain.Payloads) || len(lean.Events) != len(plain.Events) {
+					t.Errorf("%s: the emissions differ", c.dir)
+				}
+				w := want.Response
+				w.Transcript = nil
+				rs := *w.RawStreams
+				rs.Stdout = ""
+				w.RawStreams = &rs
+				g := got.Response
+				g.Transcript = nil
+				if !reflect.DeepEqual(g, w) || (got.Err == nil) != (want.Err == nil) || !reflect.DeepEqual(got.Findings, want.Findings) {
+					t.Errorf("%s: the response or findings differ:\n got %+v\nwant %+v", c.dir, g, w)
+				}
+			}
+		})
 	}
 }

@@ -82,6 +82,28 @@ type input struct {
 	// read for detection.
 	live   io.Reader
 	follow *follower
+	// rest, when set, is the stdout of a regular file, read as the parse
+	// goes (never whole); c.Stdout then holds only its head, read for
+	// detection, and size is the file's size.
+	rest io.Reader
+	size int
+}
+
+// stdout is the reader a replay reads stdout from, or nil for c.Stdout.
+func (in *input) stdout() io.Reader {
+	if in.live != nil {
+		return in.live
+	}
+	return in.rest
+}
+
+// stdoutSize is the length of stdout as far as it is known before the
+// parse.
+func (in *input) stdoutSize() int {
+	if in.rest != nil {
+		return in.size
+	}
+	return len(in.c.Stdout)
 }
 
 // loadInput loads the input named by pos (at most one argument).
@@ -153,13 +175,25 @@ func loadInput(e *env, f *inputFlags, fs *flag.FlagSet, pos []string) (*input, e
 			}
 			break
 		}
-		b, err := os.ReadFile(path)
+		// Read as the parse goes, once: only the head is read first, for
+		// provider and switch detection.
+		file, err := os.Open(path)
 		if err != nil {
 			return nil, fileError(path, err)
 		}
-		if in, err = fileInput(path, b, f, set); err != nil {
+		head := make([]byte, min(st.Size(), provider.DetectLimit+1))
+		n, err := io.ReadFull(file, head)
+		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+			file.Close()
+			return nil, fileError(path, err)
+		}
+		head = head[:n]
+		if in, err = fileInput(path, head, f, set); err != nil {
+			file.Close()
 			return nil, err
 		}
+		// Closed when the command exits: the parse reads it to its end.
+		in.rest, in.size = io.MultiReader(bytes.NewReader(head), file), int(st.Size())
 	}
 	return in, applyFlags(in, f, set)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -137,8 +138,17 @@ func TestFollow(t *testing.T) {
 	}
 }
 
+func rawStrings(rs []json.RawMessage) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = string(r)
+	}
+	return out
+}
+
 // TestJSONLMatchesDocument: --format jsonl gives the document's events,
-// response and violations, one per line, for a file as for a live input.
+// response (with an empty transcript) and violations, one per line, for a
+// file as for a live input.
 func TestJSONLMatchesDocument(t *testing.T) {
 	dir := filepath.Join(corpusDir, "codex/codex@0.169.0/tool-success")
 	_, doc, _ := runCmd(t, "", "parse", "--format", "json", dir)
@@ -159,7 +169,30 @@ func TestJSONLMatchesDocument(t *testing.T) {
 	for _, ev := range d.Events {
 		want = append(want, compact(ev))
 	}
-	want = append(want, `{"response":`+compact(d.Response)+`}`, `{"violations":`+compact(d.Violations)+`}`)
+	// The response line has an empty transcript: its items are the item
+	// lines (the parser keeps none for JSON lines).
+	var r struct{ Transcript []json.RawMessage }
+	if err := json.Unmarshal(d.Response, &r); err != nil {
+		t.Fatal(err)
+	}
+	var items []string
+	for _, it := range r.Transcript {
+		items = append(items, `{"item":`+compact(it)+`}`)
+	}
+	var itemLines []string
+	for _, w := range want {
+		if strings.HasPrefix(w, `{"item":`) {
+			itemLines = append(itemLines, w)
+		}
+	}
+	if len(items) == 0 || !slices.Equal(items, itemLines) {
+		t.Fatalf("the document's item events are not its transcript:\n%v\n%v", itemLines, items)
+	}
+	resp := strings.Replace(compact(d.Response), `"transcript":`+compact([]byte("["+strings.Join(rawStrings(r.Transcript), ",")+"]")), `"transcript":[]`, 1)
+	if resp == compact(d.Response) {
+		t.Fatal("no transcript replaced in the response")
+	}
+	want = append(want, `{"response":`+resp+`}`, `{"violations":`+compact(d.Violations)+`}`)
 	for _, stdin := range []bool{false, true} {
 		var code int
 		var out string

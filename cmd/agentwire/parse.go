@@ -71,8 +71,10 @@ func runParse(e *env, args []string) int {
 	p := palette{useColor}
 	// Every format writes the events as the parser emits them, and the
 	// replay keeps none (Discard): a long run costs the parser's memory,
-	// not a copy of every event.
-	o := corpus.Options{NoStream: !f.streaming, Stdout: in.live, Discard: true}
+	// not a copy of every event. Only the document prints the transcript;
+	// the timeline and JSON lines print its items as they come, and the
+	// parser keeps none of them (DiscardTranscript).
+	o := corpus.Options{NoStream: !f.streaming, Stdout: in.stdout(), Discard: true, DiscardTranscript: *format != "json"}
 	live := in.live != nil && *format != "json"
 	// Output nobody watches as it comes is buffered (the document has its
 	// own buffer); a live timeline or live JSON lines are written line by
@@ -96,17 +98,21 @@ func runParse(e *env, args []string) int {
 		fmt.Fprintf(out, "%s\n", p.c("2", "   #   line  event"))
 	case *format == "text":
 		o.Begin = func(prov string, cp corpus.Capability) {
-			// The tee reads a file's stdout to its end (internal/feed), so
+			// The parse reads a file's stdout to its end (internal/feed), so
 			// the document's stdout_bytes is the case's length.
 			tl = newTimeline(out, p)
-			fmt.Fprintf(out, "%s  %s  %s\n", p.c("1", in.name), p.c("1", prov), streamsLine(cp, len(in.c.Stdout), len(in.c.Stderr)))
+			fmt.Fprintf(out, "%s  %s  %s\n", p.c("1", in.name), p.c("1", prov), streamsLine(cp, in.stdoutSize(), len(in.c.Stderr)))
 			fmt.Fprintf(out, "%s\n", p.c("2", "   #   line  event"))
 		}
 	}
 	var werr error
+	items := 0 // the transcript's length: every item is emitted once
 	o.Live = func(i int, ev corpus.Event, at corpus.Origin) {
 		if in.follow != nil {
 			in.follow.see(ev)
+		}
+		if ev.Item != nil {
+			items++
 		}
 		switch {
 		case *format == "json":
@@ -139,10 +145,10 @@ func runParse(e *env, args []string) int {
 		jw.write(map[string]any{"violations": d.Violations})
 	case live:
 		fmt.Fprintf(out, "%s  %s\n", p.c("1", "streams"), streamsLine(d.Capability, d.Response.StdoutBytes, d.Response.StderrBytes))
-		footer(out, p, r)
+		footer(out, p, r, items)
 	default:
 		tl.flush()
-		footer(out, p, r)
+		footer(out, p, r, items)
 	}
 	if buf != nil && buf.Flush() != nil {
 		return 3
@@ -198,7 +204,7 @@ func runCheck(e *env, args []string) int {
 		defer in.follow.close()
 	}
 	// Only the findings are printed: the replay keeps no event.
-	o := corpus.Options{NoStream: !f.streaming, Stdout: in.live, Discard: true}
+	o := corpus.Options{NoStream: !f.streaming, Stdout: in.stdout(), Discard: true}
 	if in.follow != nil {
 		o.Live = func(_ int, ev corpus.Event, _ corpus.Origin) { in.follow.see(ev) }
 	}
@@ -364,15 +370,16 @@ func eventLine(w io.Writer, p palette, i int, o corpus.Origin, ev corpus.Event) 
 	}
 }
 
-// footer prints the response and the findings.
-func footer(w io.Writer, p palette, r *corpus.Result) {
+// footer prints the response and the findings; items is the number of
+// transcript items (the replay kept none).
+func footer(w io.Writer, p palette, r *corpus.Result, items int) {
 	resp := r.Document.Response
 	fmt.Fprintf(w, "%s\n", p.c("1", "response"))
 	fmt.Fprintf(w, "  output      %s\n", short(resp.Output, 100))
 	if resp.Summary != "" {
 		fmt.Fprintf(w, "  summary     %s\n", short(resp.Summary, 100))
 	}
-	fmt.Fprintf(w, "  transcript  %d items\n", len(resp.Transcript))
+	fmt.Fprintf(w, "  transcript  %d items\n", items)
 	if u := resp.Usage; u != nil {
 		fmt.Fprintf(w, "  usage       %d input (%d cached), %d output tokens\n", u.InputTokens, u.CachedInputTokens, u.OutputTokens)
 	} else {

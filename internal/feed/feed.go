@@ -181,6 +181,10 @@ type Capture struct {
 	Stderr io.Reader
 	// Outcome is given to Finish, with the read errors joined into Err.
 	Outcome driver.Outcome
+	// DiscardStdout keeps no copy of stdout: RawStreams.Stdout is "" (the
+	// parsers' Options.DiscardStdout, outside the driver contract); the
+	// observer is still told len(stdout) before Finish.
+	DiscardStdout bool
 }
 
 // Parse runs a whole capture through p: Stdout framed with fr and teed,
@@ -198,8 +202,13 @@ func Parse[F Frame](fr Framing[F], p Parser[F], c Capture, observe Observer, cli
 	// strings.Builder: String does not copy the captured bytes; a source
 	// that knows its length sizes it at once.
 	var raw strings.Builder
-	raw.Grow(sizeHint(c.Stdout))
-	l.Read(c.Stdout, &raw, p.Feed, p.FeedError)
+	var n counter
+	tee := io.Writer(&n)
+	if !c.DiscardStdout {
+		raw.Grow(sizeHint(c.Stdout))
+		tee = &raw
+	}
+	l.Read(c.Stdout, tee, p.Feed, p.FeedError)
 	var errb []byte
 	if c.Stderr != nil {
 		b, err := io.ReadAll(c.Stderr)
@@ -213,7 +222,7 @@ func Parse[F Frame](fr Framing[F], p Parser[F], c Capture, observe Observer, cli
 		out.Err = errors.Join(out.Err, l.ReadErr)
 	}
 	if observe != nil {
-		observe(int64(raw.Len()), 0)
+		observe(int64(raw.Len())+int64(n), 0)
 	}
 	resp, err := p.Finish(out)
 	if err == nil {
@@ -225,6 +234,14 @@ func Parse[F Frame](fr Framing[F], p Parser[F], c Capture, observe Observer, cli
 	}
 	resp.RawStreams = rs
 	return resp, err
+}
+
+// counter counts the bytes written to it.
+type counter int64
+
+func (c *counter) Write(p []byte) (int, error) {
+	*c += counter(len(p))
+	return len(p), nil
 }
 
 // sizeHint is how many bytes src will give, when it can tell: a reader with

@@ -54,6 +54,21 @@ type Options struct {
 	// Unpaired, when set, is told of every protocol message whose partner
 	// is missing (see pairs.go): the wire findings of the parser's pass.
 	Unpaired func(offset int64, line int, msg string)
+
+	// DiscardTranscript keeps no transcript: Response.Transcript is empty
+	// and each item is only handed to the sink (internal/emit's
+	// DiscardTranscript). It is for a consumer that keeps or prints the
+	// items itself, such as a command printing a timeline as it comes, and
+	// it is outside the driver contract: the transcript no longer mirrors
+	// the item events (adaptertest RUN-04).
+	DiscardTranscript bool
+
+	// DiscardStdout makes Parse keep no copy of stdout: RawStreams.Stdout
+	// is "" (stderr and the terminal are kept). It is for a consumer that
+	// counts and hashes stdout as it is read (wrapping the reader it gives
+	// Parse), and it is outside the driver contract, which wants the exact
+	// bytes there. Feed and Finish ignore it.
+	DiscardStdout bool
 }
 
 // Capability is the parser's stream capability: ACP is a formal event
@@ -179,6 +194,9 @@ func New(sink driver.EventSink, opts Options) *Parser {
 	if opts.SessionID != "" {
 		p.sessionID = opts.SessionID
 		p.replay = opts.Load
+	}
+	if opts.DiscardTranscript {
+		p.em.DiscardTranscript()
 	}
 	return p
 }

@@ -29,7 +29,7 @@ var framing = feed.Framing[sse.Frame]{
 // the stream is then incomplete (its message says why) and Parse returns
 // the error with the Response.
 func Parse(body io.Reader, sink driver.EventSink, opts Options, out Outcome) (driver.Response, error) {
-	return feed.Parse(framing, New(sink, opts), feed.Capture{Stdout: body, Outcome: out}, opts.Observe, nil)
+	return feed.Parse(framing, New(sink, opts), feed.Capture{Stdout: body, Outcome: out, DiscardStdout: opts.DiscardStdout}, opts.Observe, nil)
 }
 
 // ParseHTTP is Parse for an *http.Response of POST /v1/messages (from

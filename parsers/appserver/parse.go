@@ -39,6 +39,6 @@ func Parse(stdout, stderr io.Reader, sink driver.EventSink, opts Options, out Ou
 // frame starts before it is fed.
 func ParseSession(stdin, stdout, stderr io.Reader, sink driver.EventSink, opts Options, out Outcome) (driver.Response, error) {
 	p := New(sink, opts)
-	return feed.Parse(framing, p, feed.Capture{Stdout: stdout, Stderr: stderr, Outcome: out}, opts.Observe,
+	return feed.Parse(framing, p, feed.Capture{Stdout: stdout, Stderr: stderr, Outcome: out, DiscardStdout: opts.DiscardStdout}, opts.Observe,
 		&feed.Client[jsonrpc.Frame]{Src: stdin, Feed: p.FeedClient})
 }

@@ -42,7 +42,7 @@ func Parse(stdout, stderr io.Reader, sink driver.EventSink, opts Options, out Ou
 // given to it (a full stderr pipe would block the writer).
 func ParseSession(stdin, stdout, stderr io.Reader, sink driver.EventSink, opts Options, out Outcome) (driver.Response, error) {
 	p := New(sink, opts)
-	c := feed.Capture{Stdout: stdout, Stderr: stderr, Outcome: out}
+	c := feed.Capture{Stdout: stdout, Stderr: stderr, Outcome: out, DiscardStdout: opts.DiscardStdout}
 	if stdin == nil {
 		return feed.Parse(framing, p, c, opts.Observe, nil)
 	}

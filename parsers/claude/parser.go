@@ -72,6 +72,21 @@ type Options struct {
 	// message. The parser repairs such a stream, so only this says a line
 	// was lost. All but the first rule are reported by Finish.
 	Unpaired func(offset int64, line int, message string)
+
+	// DiscardTranscript keeps no transcript: Response.Transcript is empty
+	// and each item is only handed to the sink (internal/emit's
+	// DiscardTranscript). It is for a consumer that keeps or prints the
+	// items itself, such as a command printing a timeline as it comes, and
+	// it is outside the driver contract: the transcript no longer mirrors
+	// the item events (adaptertest RUN-04).
+	DiscardTranscript bool
+
+	// DiscardStdout makes Parse keep no copy of stdout: RawStreams.Stdout
+	// is "" (stderr and the terminal are kept). It is for a consumer that
+	// counts and hashes stdout as it is read (wrapping the reader it gives
+	// Parse), and it is outside the driver contract, which wants the exact
+	// bytes there. Feed and Finish ignore it.
+	DiscardStdout bool
 }
 
 // state is the parser's position in the run.
@@ -187,6 +202,9 @@ func New(sink driver.EventSink, opts Options) *Parser {
 		pending:   map[string]*ControlRequest{},
 	}
 	p.em = emit.New(sink, opts.Streaming, p.cap)
+	if opts.DiscardTranscript {
+		p.em.DiscardTranscript()
+	}
 	return p
 }
 

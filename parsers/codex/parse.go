@@ -30,5 +30,5 @@ var framing = feed.Framing[ndjson.Frame]{
 // with the Response. Options.Observe, when set, is told where each frame
 // starts before it is fed.
 func Parse(stdout, stderr io.Reader, sink driver.EventSink, opts Options, out Outcome) (driver.Response, error) {
-	return feed.Parse(framing, New(sink, opts), feed.Capture{Stdout: stdout, Stderr: stderr, Outcome: out}, opts.Observe, nil)
+	return feed.Parse(framing, New(sink, opts), feed.Capture{Stdout: stdout, Stderr: stderr, Outcome: out, DiscardStdout: opts.DiscardStdout}, opts.Observe, nil)
 }

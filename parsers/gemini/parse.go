@@ -42,7 +42,7 @@ func Parse(status int, contentType string, body io.Reader, sink driver.EventSink
 	if looksJSON(br) {
 		fr = jsonFraming
 	}
-	return feed.Parse(fr, New(sink, opts), feed.Capture{Stdout: src, Outcome: opts.Outcome}, opts.Observe, nil)
+	return feed.Parse(fr, New(sink, opts), feed.Capture{Stdout: src, Outcome: opts.Outcome, DiscardStdout: opts.DiscardStdout}, opts.Observe, nil)
 }
 
 // ParseResponse is Parse for an *http.Response, as net/http or an SDK's

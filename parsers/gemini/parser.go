@@ -48,6 +48,21 @@ type Options struct {
 	// Response.Metadata. The parser never trusts it to choose the framing:
 	// Parse sniffs the body (see Parse).
 	ContentType string
+
+	// DiscardTranscript keeps no transcript: Response.Transcript is empty
+	// and each item is only handed to the sink (internal/emit's
+	// DiscardTranscript). It is for a consumer that keeps or prints the
+	// items itself, such as a command printing a timeline as it comes, and
+	// it is outside the driver contract: the transcript no longer mirrors
+	// the item events (adaptertest RUN-04).
+	DiscardTranscript bool
+
+	// DiscardStdout makes Parse keep no copy of stdout: RawStreams.Stdout
+	// is "" (stderr and the terminal are kept). It is for a consumer that
+	// counts and hashes stdout as it is read (wrapping the reader it gives
+	// Parse), and it is outside the driver contract, which wants the exact
+	// bytes there. Feed and Finish ignore it.
+	DiscardStdout bool
 }
 
 // Capability is the parser's StreamCapability, whatever the options:
@@ -155,7 +170,11 @@ type Parser struct {
 // New returns a Parser that emits to sink. The sink is used only during
 // Feed, FeedJSON, FeedError and Finish.
 func New(sink driver.EventSink, opts Options) *Parser {
-	return &Parser{em: emit.New(sink, opts.Streaming, Capability), opts: opts}
+	p := &Parser{em: emit.New(sink, opts.Streaming, Capability), opts: opts}
+	if opts.DiscardTranscript {
+		p.em.DiscardTranscript()
+	}
+	return p
 }
 
 // Capability returns the parser's StreamCapability (the package variable

@@ -71,7 +71,7 @@ func Parse(status int, contentType string, body io.Reader, sink driver.EventSink
 		err = nil
 	}
 	src := &peeked{head: head[:n], r: body, err: err}
-	c := feed.Capture{Stdout: src, Outcome: opts.Outcome}
+	c := feed.Capture{Stdout: src, Outcome: opts.Outcome, DiscardStdout: opts.DiscardStdout}
 	if !apistream.StatusOK(status) || !isEventStream(head[:n], contentType) {
 		return feed.Parse(documentFraming, documentParser{p, status}, c, opts.Observe, nil)
 	}

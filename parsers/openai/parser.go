@@ -100,6 +100,21 @@ type Options struct {
 	// contract validators cannot see the loss; this is how it is reported
 	// (the provider registry's UNPAIRED findings).
 	Unpaired func(offset int64, line int, message string)
+
+	// DiscardTranscript keeps no transcript: Response.Transcript is empty
+	// and each item is only handed to the sink (internal/emit's
+	// DiscardTranscript). It is for a consumer that keeps or prints the
+	// items itself, such as a command printing a timeline as it comes, and
+	// it is outside the driver contract: the transcript no longer mirrors
+	// the item events (adaptertest RUN-04).
+	DiscardTranscript bool
+
+	// DiscardStdout makes Parse keep no copy of stdout: RawStreams.Stdout
+	// is "" (stderr and the terminal are kept). It is for a consumer that
+	// counts and hashes stdout as it is read (wrapping the reader it gives
+	// Parse), and it is outside the driver contract, which wants the exact
+	// bytes there. Feed and Finish ignore it.
+	DiscardStdout bool
 }
 
 // Capability is the parser's StreamCapability, whatever the options and
@@ -169,6 +184,9 @@ func New(sink driver.EventSink, opts Options) *Parser {
 	p := &Parser{em: emit.New(sink, opts.Streaming, Capability), opts: opts, format: opts.Format}
 	p.r.init()
 	p.c.init()
+	if opts.DiscardTranscript {
+		p.em.DiscardTranscript()
+	}
 	return p
 }
 

@@ -1,0 +1,68 @@
+package corpus
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+	"io"
+)
+
+// meter reads stdout for a replay that keeps no copy of it (Options.Discard,
+// provider.Input.DiscardStdout): it counts and hashes every byte as it is
+// read, remembers where the last LF stands and the bytes after it (the
+// final line, when it has no LF, for Truncated), and keeps the whole of a
+// stdout of at most meterWhole bytes, so that a small capture is judged on
+// its exact bytes (RSP-03) as a recording replay judges it.
+type meter struct {
+	r      io.Reader
+	h      hash.Hash
+	n      int64
+	lastNL int64 // offset of the last LF, -1 for none
+	// tail holds the bytes after the last LF, nil once they pass
+	// meterTail (long is then set).
+	tail  []byte
+	long  bool
+	whole []byte // every byte, nil once they pass meterWhole
+}
+
+// meterWhole is the largest stdout a meter keeps whole; meterTail the
+// longest final line it keeps for Truncated (a longer final line without
+// its LF is Malformed, not Truncated).
+const (
+	meterWhole = 1 << 20
+	meterTail  = 8 << 20
+)
+
+func newMeter(r io.Reader) *meter {
+	return &meter{r: r, h: sha256.New(), lastNL: -1, whole: []byte{}}
+}
+
+func (m *meter) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	b := p[:n]
+	m.h.Write(b)
+	if m.whole != nil {
+		if int(m.n)+n <= meterWhole {
+			m.whole = append(m.whole, b...)
+		} else {
+			m.whole = nil
+		}
+	}
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		m.lastNL = m.n + int64(i)
+		m.tail, m.long, b = m.tail[:0], false, b[i+1:]
+	}
+	if !m.long {
+		if len(m.tail)+len(b) <= meterTail {
+			m.tail = append(m.tail, b...)
+		} else {
+			m.tail, m.long = nil, true
+		}
+	}
+	m.n += int64(n)
+	return n, err
+}
+
+// sum is the hex SHA-256 of what was read.
+func (m *meter) sum() string { return hex.EncodeToString(m.h.Sum(nil)) }

@@ -1,0 +1,49 @@
+package corpus
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"strings"
+	"testing"
+)
+
+// TestMeter: a meter read to its end under every chunking has the
+// length, digest, last LF and final line of what it read; it keeps the
+// whole input only up to meterWhole bytes and a final line only up to
+// meterTail.
+func TestMeter(t *testing.T) {
+	big := strings.Repeat("x", meterTail)
+	for _, in := range []string{
+		"", "\n", "a", "a\n", "{\"a\":1}\n{\"b\":", "a\nb\nc\n",
+		strings.Repeat("{\"type\":\"x\"}\n", meterWhole/13+1) + "{\"t",
+		"a\n" + big,       // a final line of exactly meterTail bytes
+		"a\n" + big + "y", // one more: not kept
+		"a\n" + big + "y\n" + "z",
+	} {
+		for _, ch := range Chunkings(uint64(len(in))) {
+			if ch.Name == "bytes" && len(in) > 1<<16 {
+				continue
+			}
+			m := newMeter(ch.Reader([]byte(in)))
+			if _, err := io.Copy(io.Discard, m); err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256([]byte(in))
+			last := int64(strings.LastIndexByte(in, '\n'))
+			final := in[last+1:]
+			keepTail := len(final) <= meterTail
+			name := in[:min(len(in), 20)]
+			if m.n != int64(len(in)) || m.sum() != hex.EncodeToString(sum[:]) || m.lastNL != last {
+				t.Errorf("%q (%s): n %d sum %s lastNL %d", name, ch.Name, m.n, m.sum(), m.lastNL)
+			}
+			if keepTail == m.long || keepTail && string(m.tail) != final {
+				t.Errorf("%q (%s): tail %d bytes long %v, want %d bytes", name, ch.Name, len(m.tail), m.long, len(final))
+			}
+			if (len(in) <= meterWhole) != (m.whole != nil) || m.whole != nil && !bytes.Equal(m.whole, []byte(in)) {
+				t.Errorf("%q (%s): whole %d bytes, kept %v", name, ch.Name, len(m.whole), m.whole != nil)
+			}
+		}
+	}
+}
