@@ -56,3 +56,57 @@ func TestRawMemo(t *testing.T) {
 		t.Errorf("fourth line's Raw %v", raws[3])
 	}
 }
+
+// TestRepeatedMessageIDBounded: a message id that comes again and again
+// (a hostile or spliced stream) keeps only the blocks something can still
+// refer to, so message_stop and snapshots never walk every earlier block,
+// and each repetition's text block opens and closes its own lifecycle.
+func TestRepeatedMessageIDBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"system","subtype":"init","session_id":"s-1","model":"m","cwd":"/w","tools":[]}` + "\n")
+	ev := func(e string) { b.WriteString(`{"type":"stream_event","event":` + e + `,"session_id":"s-1","parent_tool_use_id":null}` + "\n") }
+	const n = 1000
+	for range n {
+		ev(`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[]}}`)
+		ev(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+		ev(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`)
+		b.WriteString(`{"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"hi"}]},"session_id":"s-1","parent_tool_use_id":null}` + "\n")
+		ev(`{"type":"content_block_stop","index":0}`)
+		ev(`{"type":"message_stop"}`)
+	}
+	b.WriteString(`{"type":"result","subtype":"success","is_error":false,"result":"hi","session_id":"s-1","num_turns":1,"usage":{"input_tokens":1,"output_tokens":1}}` + "\n")
+	sink := &adaptertest.RecordingSink{}
+	p := New(sink, Options{Streaming: true, PartialMessages: true})
+	r := ndjson.NewReader(strings.NewReader(b.String()), ndjson.Options{})
+	for {
+		f, err := r.Next()
+		if err != nil {
+			break
+		}
+		if err := p.Feed(f); err != nil {
+			t.Fatal(err)
+		}
+		if m := p.msgs[msgKey{"", "msg_1"}]; m != nil && len(m.order) > 32 {
+			t.Fatalf("line %d: message msg_1 keeps %d blocks", f.Line, len(m.order))
+		}
+	}
+	resp, err := p.Finish(Outcome{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := sink.Check(true, p.cap, resp, err, Codec); len(v) > 0 {
+		t.Fatalf("violations:\n%s", v)
+	}
+	var starts, ends int
+	for _, pl := range sink.Payloads {
+		switch pl.Kind {
+		case driver.StreamTextStart:
+			starts++
+		case driver.StreamTextEnd:
+			ends++
+		}
+	}
+	if starts != ends || starts == 0 {
+		t.Fatalf("text.start %d, text.end %d", starts, ends)
+	}
+}

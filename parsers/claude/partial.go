@@ -23,7 +23,40 @@ type message struct {
 	// abandoned: the blocks no snapshot confirmed were recorded.
 	abandoned bool
 	blocks    map[int]*block
-	order     []*block
+	// order lists the streamed blocks in stream order, those stopped and
+	// confirmed pruned away (nothing refers to them any more): a message id
+	// that comes again (a hostile or spliced stream) must not make every
+	// message_stop and snapshot walk all its earlier blocks. Every block
+	// before order[open] is stopped.
+	order   []*block
+	open    int
+	pruneAt int
+}
+
+// add appends a streamed block, pruning when order has doubled since the
+// last prune (amortized constant work per block).
+func (m *message) add(b *block) {
+	m.order = append(m.order, b)
+	if len(m.order) > m.pruneAt {
+		m.prune()
+	}
+}
+
+// prune drops the blocks that are stopped and confirmed.
+func (m *message) prune() {
+	kept := m.order[:0]
+	for _, b := range m.order {
+		if !b.stopped || !b.confirmed {
+			kept = append(kept, b)
+		}
+	}
+	clear(m.order[len(kept):])
+	m.order = kept
+	m.open = 0
+	for m.open < len(kept) && kept[m.open].stopped {
+		m.open++
+	}
+	m.pruneAt = max(16, 2*len(kept))
 }
 
 // block is one streamed content block.
@@ -140,11 +173,12 @@ func (p *Parser) streamDecoded(f ndjson.Frame, l *streamLine) error {
 		return p.em.Err()
 	case "message_stop":
 		if m := p.cur[scope]; m != nil && !m.coarse {
-			for _, b := range m.order {
+			for _, b := range m.order[m.open:] {
 				if err := p.closeBlock(scope, b); err != nil {
 					return err
 				}
 			}
+			m.open = len(m.order)
 		}
 		return p.em.Err()
 	case "ping":
@@ -206,7 +240,7 @@ func (p *Parser) blockStart(f ndjson.Frame, scope string, ev *sseEvent) error {
 	}
 	b := &block{index: ev.Index, typ: cb.Type}
 	m.blocks[ev.Index] = b
-	m.order = append(m.order, b)
+	m.add(b)
 	switch {
 	case cb.Type == "text" || cb.Type == "thinking":
 		fam := emit.Text
@@ -283,7 +317,7 @@ func (p *Parser) blockDelta(f ndjson.Frame, scope string, ev *sseEvent) error {
 			// A delta without its content_block_start: the block starts here.
 			b = &block{index: ev.Index, typ: typ, wid: m.key.id + ":" + strconv.Itoa(ev.Index), opened: true}
 			m.blocks[ev.Index] = b
-			m.order = append(m.order, b)
+			m.add(b)
 		}
 		b.text.WriteString(text)
 		return p.em.Delta(fam, scope, b.wid, text)
@@ -314,6 +348,11 @@ func (p *Parser) blockDelta(f ndjson.Frame, scope string, ev *sseEvent) error {
 
 // closeBlock ends a block's lifecycle (no-op when it is closed).
 func (p *Parser) closeBlock(scope string, b *block) error {
+	if b.stopped {
+		// Closed once: a later block may have the same lifecycle id (the
+		// message id came again) and must stay open.
+		return p.em.Err()
+	}
 	b.stopped = true
 	if !b.opened {
 		return p.em.Err()
