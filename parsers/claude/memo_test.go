@@ -64,7 +64,9 @@ func TestRawMemo(t *testing.T) {
 func TestRepeatedMessageIDBounded(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"type":"system","subtype":"init","session_id":"s-1","model":"m","cwd":"/w","tools":[]}` + "\n")
-	ev := func(e string) { b.WriteString(`{"type":"stream_event","event":` + e + `,"session_id":"s-1","parent_tool_use_id":null}` + "\n") }
+	ev := func(e string) {
+		b.WriteString(`{"type":"stream_event","event":` + e + `,"session_id":"s-1","parent_tool_use_id":null}` + "\n")
+	}
 	const n = 1000
 	for range n {
 		ev(`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[]}}`)
