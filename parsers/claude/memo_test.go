@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
-	"github.com/agentwire/agentwire/ndjson"
 )
 
 // TestRawMemo: identical consecutive custom lines share one read-only Raw
@@ -23,12 +22,7 @@ func TestRawMemo(t *testing.T) {
 `
 	sink := &adaptertest.RecordingSink{}
 	p := New(sink, Options{Streaming: true})
-	r := ndjson.NewReader(strings.NewReader(in), ndjson.Options{})
-	for {
-		f, err := r.Next()
-		if err != nil {
-			break
-		}
+	for _, f := range frames([]byte(in)) {
 		if err := p.Feed(f); err != nil {
 			t.Fatal(err)
 		}
@@ -79,12 +73,7 @@ func TestRepeatedMessageIDBounded(t *testing.T) {
 	b.WriteString(`{"type":"result","subtype":"success","is_error":false,"result":"hi","session_id":"s-1","num_turns":1,"usage":{"input_tokens":1,"output_tokens":1}}` + "\n")
 	sink := &adaptertest.RecordingSink{}
 	p := New(sink, Options{Streaming: true, PartialMessages: true})
-	r := ndjson.NewReader(strings.NewReader(b.String()), ndjson.Options{})
-	for {
-		f, err := r.Next()
-		if err != nil {
-			break
-		}
+	for _, f := range frames([]byte(b.String())) {
 		if err := p.Feed(f); err != nil {
 			t.Fatal(err)
 		}
