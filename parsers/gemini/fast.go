@@ -38,18 +38,11 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 	if i >= len(d) || d[i] != '{' {
 		return false
 	}
-	var seen uint
-	once := func(bit uint) bool {
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return true
-	}
+	var seen seenOnce
 	end := fastMembers(d, i, func(name []byte, i int) int {
 		switch string(name) {
 		case `"candidates"`:
-			if !once(fastCandidates) || d[i] != '[' {
+			if !seen.once(fastCandidates) || d[i] != '[' {
 				return -1
 			}
 			ev.candidatesRaw = true
@@ -68,7 +61,7 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 			ev.candidates = cands
 			return end
 		case `"usageMetadata"`:
-			if !once(fastUsage) || d[i] != '{' {
+			if !seen.once(fastUsage) || d[i] != '{' {
 				return -1
 			}
 			end := fastValue(d, i, fastUsageDepth)
@@ -78,11 +71,11 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 			ev.hasUsage, ev.usageRaw = true, d[i:end]
 			return end
 		case `"modelVersion"`:
-			return fastLiteral(d, i, &ev.modelVersion, once(fastModel))
+			return fastLiteral(d, i, &ev.modelVersion, seen.once(fastModel))
 		case `"responseId"`:
-			return fastLiteral(d, i, &ev.responseID, once(fastResponse))
+			return fastLiteral(d, i, &ev.responseID, seen.once(fastResponse))
 		case `"createTime"`:
-			return fastLiteral(d, i, &ev.createTime, once(fastCreate))
+			return fastLiteral(d, i, &ev.createTime, seen.once(fastCreate))
 		}
 		return -1
 	})
@@ -218,29 +211,22 @@ const (
 func fastCandidate(d []byte, i int, c *candidate) int {
 	parts, extras := c.parts[:0], c.extras[:0]
 	*c = candidate{}
-	var seen uint
-	once := func(bit uint) bool {
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return true
-	}
+	var seen seenOnce
 	end := fastMembers(d, i, func(name []byte, i int) int {
 		switch string(name) {
 		case `"content"`:
-			if !once(fastContent) || d[i] != '{' {
+			if !seen.once(fastContent) || d[i] != '{' {
 				return -1
 			}
 			return fastMembers(d, i, func(name []byte, i int) int {
 				switch string(name) {
 				case `"role"`:
-					if !once(fastRole) {
+					if !seen.once(fastRole) {
 						return -1
 					}
 					return fastString(d, i)
 				case `"parts"`:
-					if !once(fastParts) || d[i] != '[' {
+					if !seen.once(fastParts) || d[i] != '[' {
 						return -1
 					}
 					return fastElements(d, i, func(i int) int {
@@ -259,21 +245,21 @@ func fastCandidate(d []byte, i int, c *candidate) int {
 			})
 		case `"finishReason"`:
 			end := fastString(d, i)
-			if !once(fastFinish) || end < 0 {
+			if !seen.once(fastFinish) || end < 0 {
 				return -1
 			}
 			setStr(&c.finishReason, d[i:end])
 			return end
 		case `"finishMessage"`:
 			end := fastString(d, i)
-			if !once(fastFinishMessage) || end < 0 {
+			if !seen.once(fastFinishMessage) || end < 0 {
 				return -1
 			}
 			setStr(&c.finishMessage, d[i:end])
 			return end
 		case `"index"`:
 			n, end := fastUint(d, i)
-			if !once(fastIndex) || end < 0 {
+			if !seen.once(fastIndex) || end < 0 {
 				return -1
 			}
 			c.index = n
@@ -291,14 +277,7 @@ func fastCandidate(d []byte, i int, c *candidate) int {
 // thoughtSignature members; it returns the object's end or -1.
 func fastPart(d []byte, i int, p *part) int {
 	*p = part{extras: p.extras[:0]}
-	var seen uint
-	once := func(bit uint) bool {
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return true
-	}
+	var seen seenOnce
 	return fastMembers(d, i, func(name []byte, i int) int {
 		switch string(name) {
 		case `"text"`:
@@ -321,7 +300,7 @@ func fastPart(d []byte, i int, p *part) int {
 			p.kind = partFunctionCall
 			return fastFunctionCall(d, i, &p.fc)
 		case `"thought"`:
-			if !once(fastThought) {
+			if !seen.once(fastThought) {
 				return -1
 			}
 			switch {
@@ -334,7 +313,7 @@ func fastPart(d []byte, i int, p *part) int {
 			return -1
 		case `"thoughtSignature"`:
 			end := fastString(d, i)
-			if !once(fastSignature) || end < 0 {
+			if !seen.once(fastSignature) || end < 0 {
 				return -1
 			}
 			setStr(&p.signature, d[i:end])
@@ -368,32 +347,25 @@ func (p *part) fastWhole(k partKind, d []byte, i int) int {
 // returns the object's end or -1.
 func fastFunctionCall(d []byte, i int, fc *functionCall) int {
 	*fc = functionCall{}
-	var seen uint
-	once := func(bit uint) bool {
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return true
-	}
+	var seen seenOnce
 	return fastMembers(d, i, func(name []byte, i int) int {
 		switch string(name) {
 		case `"name"`:
 			end := fastString(d, i)
-			if !once(1) || end < 0 {
+			if !seen.once(1) || end < 0 {
 				return -1
 			}
 			setStr(&fc.name, d[i:end])
 			return end
 		case `"id"`:
 			end := fastString(d, i)
-			if !once(2) || end < 0 {
+			if !seen.once(2) || end < 0 {
 				return -1
 			}
 			setStr(&fc.id, d[i:end])
 			return end
 		case `"args"`:
-			if !once(4) || d[i] == 'n' {
+			if !seen.once(4) || d[i] == 'n' {
 				return -1
 			}
 			end := fastValue(d, i, fastWholeDepth)
@@ -521,4 +493,17 @@ func fastElements(d []byte, i int, fn func(i int) int) int {
 			return -1
 		}
 	}
+}
+
+// seenOnce records the members an object has had, one bit each: once
+// reports whether bit is new (a duplicate member declines the fast path,
+// since the walk keeps the last one).
+type seenOnce uint
+
+func (s *seenOnce) once(bit uint) bool {
+	if uint(*s)&bit != 0 {
+		return false
+	}
+	*s |= seenOnce(bit)
+	return true
 }
