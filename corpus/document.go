@@ -144,6 +144,7 @@ type DocumentWriter struct {
 	bw    *bufio.Writer
 	buf   bytes.Buffer
 	enc   *json.Encoder
+	e     docEnc
 	state int
 	err   error
 }
@@ -192,8 +193,54 @@ func (dw *DocumentWriter) Event(ev *Event) error {
 		before = "  \"events\": [\n    "
 		dw.state = docInEvents
 	}
-	dw.piece(before, ev, "    ", "")
+	if dw.err != nil {
+		return dw.err
+	}
+	dw.e.buf = append(dw.e.buf[:0], before...)
+	if dw.err = dw.e.event(ev, 2); dw.err != nil {
+		return dw.err
+	}
+	_, dw.err = dw.bw.Write(dw.e.buf)
 	return dw.err
+}
+
+// response appends resp at depth 1, with DocResponse's members in order.
+func (e *docEnc) response(r *DocResponse) error {
+	o := e.open(1)
+	o.str("output", r.Output)
+	o.str("summary", r.Summary)
+	o.key("transcript")
+	switch {
+	case r.Transcript == nil:
+		e.buf = append(e.buf, "null"...)
+	case len(r.Transcript) == 0:
+		e.buf = append(e.buf, "[]"...)
+	default:
+		e.buf = append(e.buf, '[')
+		for i := range r.Transcript {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.newline(3)
+			if err := e.item(&r.Transcript[i], 3); err != nil {
+				return err
+			}
+		}
+		e.newline(2)
+		e.buf = append(e.buf, ']')
+	}
+	for _, f := range []struct {
+		k string
+		v any
+	}{{"usage", r.Usage}, {"finish", r.Finish}, {"terminal", r.Terminal}, {"checkpoint", r.Checkpoint}, {"failure", r.Failure}, {"exit_code", r.ExitCode}, {"signal", r.Signal},
+		{"timed_out", r.TimedOut}, {"stdout_bytes", r.StdoutBytes}, {"stdout_sha256", r.StdoutSHA256}, {"stderr_bytes", r.StderrBytes}} {
+		o.key(f.k)
+		if err := e.fallback(f.v, 2); err != nil {
+			return err
+		}
+	}
+	o.close()
+	return nil
 }
 
 // Close writes the response and the violations, ending the document, and
@@ -206,7 +253,13 @@ func (dw *DocumentWriter) Close(resp *DocResponse, violations []adaptertest.Viol
 		dw.bw.WriteString("\n  ],\n")
 	}
 	dw.state = docEventsClosed
-	dw.piece("  \"response\": ", resp, "  ", ",\n")
+	if dw.err == nil {
+		dw.e.buf = append(dw.e.buf[:0], "  \"response\": "...)
+		if dw.err = dw.e.response(resp); dw.err == nil {
+			dw.e.buf = append(dw.e.buf, ",\n"...)
+			_, dw.err = dw.bw.Write(dw.e.buf)
+		}
+	}
 	dw.piece("  \"violations\": ", violations, "  ", "\n}\n")
 	if dw.err != nil {
 		return dw.err

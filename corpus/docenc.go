@@ -1,0 +1,366 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentwire/agentwire/driver"
+)
+
+// docEnc appends the canonical text of document values (encoding/json's
+// indented output with two-space indentation and no HTML escaping) to
+// buf, by hand for the values a long run is made of (events, transcript
+// items, JSON values decoded into any) and through encoding/json for the
+// rest (fallback), so that its bytes are encoding/json's for every value
+// (TestDocEncMatchesEncodingJSON).
+type docEnc struct {
+	buf     []byte
+	scratch bytes.Buffer
+	enc     *json.Encoder
+}
+
+// fallback appends v as encoding/json indents it at depth d.
+func (e *docEnc) fallback(v any, d int) error {
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.scratch)
+		e.enc.SetEscapeHTML(false)
+	}
+	e.scratch.Reset()
+	e.enc.SetIndent(strings.Repeat("  ", d), "  ")
+	if err := e.enc.Encode(v); err != nil {
+		return err
+	}
+	e.buf = append(e.buf, bytes.TrimSuffix(e.scratch.Bytes(), []byte("\n"))...)
+	return nil
+}
+
+// obj tracks the members of one object being written at depth d.
+type obj struct {
+	e *docEnc
+	d int
+	n int
+}
+
+func (e *docEnc) open(d int) obj { return obj{e: e, d: d} }
+
+// key starts a member.
+func (o *obj) key(k string) {
+	e := o.e
+	if o.n == 0 {
+		e.buf = append(e.buf, '{')
+	} else {
+		e.buf = append(e.buf, ',')
+	}
+	o.n++
+	e.newline(o.d + 1)
+	e.buf = appendQuoted(e.buf, k)
+	e.buf = append(e.buf, ':', ' ')
+}
+
+func (o *obj) str(k, v string) {
+	o.key(k)
+	o.e.buf = appendQuoted(o.e.buf, v)
+}
+
+func (o *obj) strOmit(k, v string) {
+	if v != "" {
+		o.str(k, v)
+	}
+}
+
+func (o *obj) close() {
+	e := o.e
+	if o.n == 0 {
+		e.buf = append(e.buf, '{', '}')
+		return
+	}
+	e.newline(o.d)
+	e.buf = append(e.buf, '}')
+}
+
+func (e *docEnc) newline(d int) {
+	e.buf = append(e.buf, '\n')
+	for range d {
+		e.buf = append(e.buf, ' ', ' ')
+	}
+}
+
+// event appends ev at depth d.
+func (e *docEnc) event(ev *Event, d int) error {
+	o := e.open(d)
+	var err error
+	if ev.Stream != nil {
+		o.key("stream")
+		err = e.payload(ev.Stream, d+1)
+	}
+	if err == nil && ev.Item != nil {
+		o.key("item")
+		err = e.item(ev.Item, d+1)
+	}
+	if err == nil && ev.RunEvent != nil {
+		o.key("run_event")
+		err = e.fallback(ev.RunEvent, d+1)
+	}
+	o.close()
+	return err
+}
+
+func (o *obj) uintOmit(k string, v uint64) {
+	if v != 0 {
+		o.key(k)
+		o.e.buf = strconv.AppendUint(o.e.buf, v, 10)
+	}
+}
+
+func (o *obj) mapOmit(k string, m map[string]any) error {
+	if len(m) == 0 {
+		return nil
+	}
+	o.key(k)
+	return o.e.anyMap(m, o.d+1)
+}
+
+func (o *obj) fallbackOmit(k string, v any, isNil bool) error {
+	if isNil {
+		return nil
+	}
+	o.key(k)
+	return o.e.fallback(v, o.d+1)
+}
+
+// payload appends p at depth d, with driver.StreamPayload's members in
+// order.
+func (e *docEnc) payload(p *driver.StreamPayload, d int) error {
+	o := e.open(d)
+	o.str("kind", string(p.Kind))
+	o.uintOmit("sequence", p.Sequence)
+	o.uintOmit("seq", p.Seq)
+	o.strOmit("run_id", p.RunID)
+	o.strOmit("thread_id", p.ThreadID)
+	o.strOmit("turn_id", p.TurnID)
+	o.strOmit("scope_id", p.ScopeID)
+	o.strOmit("parent_scope_id", p.ParentScopeID)
+	o.strOmit("parent_tool_call_id", p.ParentToolCallID)
+	o.strOmit("message_id", p.MessageID)
+	o.strOmit("tool_call_id", p.ToolCallID)
+	o.strOmit("name", p.Name)
+	o.strOmit("delta", p.Delta)
+	if err := o.mapOmit("args", p.Args); err != nil {
+		return err
+	}
+	if err := o.mapOmit("result", p.Result); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		k     string
+		v     any
+		isNil bool
+	}{
+		{"usage", p.Usage, p.Usage == nil},
+		{"finish", p.Finish, p.Finish == nil},
+		{"error", p.Error, p.Error == nil},
+		{"timestamp", p.Timestamp, p.Timestamp.IsZero()},
+		{"hitl_requested", p.HITLRequested, p.HITLRequested == nil},
+		{"hitl_resolved", p.HITLResolved, p.HITLResolved == nil},
+	} {
+		if err := o.fallbackOmit(f.k, f.v, f.isNil); err != nil {
+			return err
+		}
+	}
+	o.strOmit("role", string(p.Role))
+	if err := o.mapOmit("raw", p.Raw); err != nil {
+		return err
+	}
+	o.close()
+	return nil
+}
+
+// item appends it at depth d, with driver.TranscriptItem's members in
+// order.
+func (e *docEnc) item(it *driver.TranscriptItem, d int) error {
+	o := e.open(d)
+	o.strOmit("scope_id", it.ScopeID)
+	o.strOmit("parent_scope_id", it.ParentScopeID)
+	o.strOmit("parent_tool_call_id", it.ParentToolCallID)
+	o.str("kind", string(it.Kind))
+	o.strOmit("text", it.Text)
+	if it.Delta {
+		o.key("delta")
+		e.buf = append(e.buf, "true"...)
+	}
+	o.strOmit("tool_use_id", it.ToolUseID)
+	o.strOmit("tool_name", it.ToolName)
+	if it.Input != nil {
+		o.key("input")
+		if err := e.any(it.Input, d+1); err != nil {
+			return err
+		}
+	}
+	if it.IsError {
+		o.key("is_error")
+		e.buf = append(e.buf, "true"...)
+	}
+	o.strOmit("model", it.Model)
+	o.strOmit("session_id", it.SessionID)
+	if err := o.fallbackOmit("usage", it.Usage, it.Usage == nil); err != nil {
+		return err
+	}
+	if err := o.fallbackOmit("cost_usd", it.CostUSD, it.CostUSD == nil); err != nil {
+		return err
+	}
+	o.strOmit("subtype", it.Subtype)
+	if err := o.fallbackOmit("errors", it.Errors, len(it.Errors) == 0); err != nil {
+		return err
+	}
+	if err := o.fallbackOmit("metadata", it.Metadata, len(it.Metadata) == 0); err != nil {
+		return err
+	}
+	if err := o.mapOmit("data", it.Data); err != nil {
+		return err
+	}
+	o.close()
+	return nil
+}
+
+// any appends v, a value decoded from JSON or built by a parser, at depth
+// d: the decoder's types by hand, any other through encoding/json.
+func (e *docEnc) any(v any, d int) error {
+	switch x := v.(type) {
+	case nil:
+		e.buf = append(e.buf, "null"...)
+	case string:
+		e.buf = appendQuoted(e.buf, x)
+	case bool:
+		e.buf = strconv.AppendBool(e.buf, x)
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return e.fallback(x, d) // encoding/json's error
+		}
+		e.buf = appendFloat(e.buf, x)
+	case map[string]any:
+		return e.anyMap(x, d)
+	case []any:
+		if x == nil {
+			e.buf = append(e.buf, "null"...)
+			return nil
+		}
+		if len(x) == 0 {
+			e.buf = append(e.buf, '[', ']')
+			return nil
+		}
+		e.buf = append(e.buf, '[')
+		for i, el := range x {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.newline(d + 1)
+			if err := e.any(el, d+1); err != nil {
+				return err
+			}
+		}
+		e.newline(d)
+		e.buf = append(e.buf, ']')
+	default:
+		return e.fallback(v, d)
+	}
+	return nil
+}
+
+// anyMap appends m with its keys sorted, as encoding/json does.
+func (e *docEnc) anyMap(m map[string]any, d int) error {
+	if m == nil {
+		e.buf = append(e.buf, "null"...)
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	o := e.open(d)
+	for _, k := range keys {
+		o.key(k)
+		if err := e.any(m[k], d+1); err != nil {
+			return err
+		}
+	}
+	o.close()
+	return nil
+}
+
+// appendFloat is encoding/json's text of a finite float64.
+func appendFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendQuoted is encoding/json's text of s without HTML escaping:
+// invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+func appendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,208 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/agentwire/agentwire/driver"
+)
+
+// oddString draws strings made to hit every branch of the string
+// encoding: invalid UTF-8, U+2028 and U+2029, HTML characters, every
+// control byte, quotes and backslashes, multi-byte runes.
+func oddString(t *rapid.T, label string) string {
+	parts := rapid.SliceOfN(rapid.SampledFrom([]string{
+		"", "a", "plain text", "\xff", "\xc3", "\xe2\x80", "\u2028", "\u2029", "<", ">", "&", `"`, `\`, "\x00", "\x01", "\x1f", "\x7f",
+		"\b", "\f", "\n", "\r", "\t", "é", "日本", "😀", "\ufffd", "\xed\xa0\x80",
+	}), 0, 8).Draw(t, label)
+	return strings.Join(parts, "")
+}
+
+func jsonValue(t *rapid.T, depth int) any {
+	kinds := 5
+	if depth < 3 {
+		kinds = 9
+	}
+	switch rapid.IntRange(0, kinds-1).Draw(t, "kind") {
+	case 0:
+		return nil
+	case 1:
+		return rapid.Bool().Draw(t, "bool")
+	case 2:
+		return oddString(t, "string")
+	case 3:
+		return rapid.SampledFrom([]float64{0, math.Copysign(0, -1), 1, -1, 0.5, 1e-7, 1e-6, 123456789, 1e20, 1e21, 1.5e300, -2.5e-300, math.MaxFloat64, math.SmallestNonzeroFloat64, 3.14159}).Draw(t, "float")
+	case 4:
+		return rapid.Float64().Draw(t, "anyfloat")
+	case 5:
+		return jsonMap(t, depth+1)
+	case 6:
+		n := rapid.IntRange(0, 3).Draw(t, "n")
+		if n == 0 && rapid.Bool().Draw(t, "nilslice") {
+			return []any(nil)
+		}
+		s := make([]any, n)
+		for i := range s {
+			s[i] = jsonValue(t, depth+1)
+		}
+		return s
+	case 7:
+		// Values parsers build that the decoder never makes.
+		return rapid.SampledFrom([]any{3, int64(-7), []string{"a", "<b>"}, map[string]string{"k": "v"}, json.RawMessage(`{"b": [1, 2], "a": {}}`), json.Number("12.50")}).Draw(t, "other")
+	default:
+		return map[string]any(nil)
+	}
+}
+
+func jsonMap(t *rapid.T, depth int) map[string]any {
+	n := rapid.IntRange(0, 4).Draw(t, "members")
+	if n == 0 && rapid.Bool().Draw(t, "nilmap") {
+		return nil
+	}
+	m := map[string]any{}
+	for range n {
+		m[oddString(t, "key")] = jsonValue(t, depth)
+	}
+	return m
+}
+
+func maybe[T any](t *rapid.T, label string, f func() T) *T {
+	if !rapid.Bool().Draw(t, label) {
+		return nil
+	}
+	v := f()
+	return &v
+}
+
+func randomPayload(t *rapid.T) *driver.StreamPayload {
+	s := func(l string) string {
+		if rapid.Bool().Draw(t, l+"?") {
+			return ""
+		}
+		return oddString(t, l)
+	}
+	p := &driver.StreamPayload{
+		Kind: driver.StreamKind(oddString(t, "kind")), Sequence: rapid.Uint64().Draw(t, "sequence"), Seq: rapid.Uint64Range(0, 3).Draw(t, "seq"),
+		RunID: s("run"), ThreadID: s("thread"), TurnID: s("turn"), ScopeID: s("scope"), ParentScopeID: s("pscope"), ParentToolCallID: s("pcall"),
+		MessageID: s("message"), ToolCallID: s("call"), Name: s("name"), Delta: s("delta"),
+		Args: jsonMap(t, 0), Result: jsonMap(t, 0), Role: driver.Role(s("role")), Raw: jsonMap(t, 0),
+	}
+	p.Usage = maybe(t, "usage", func() driver.Usage {
+		return driver.Usage{InputTokens: rapid.IntRange(0, 5).Draw(t, "in"), OutputTokens: rapid.Int().Draw(t, "out"), EstimatedCostMilli: rapid.Int64Range(0, 2).Draw(t, "cost")}
+	})
+	p.Finish = maybe(t, "finish", func() driver.Finish { return driver.Finish{Reason: driver.FinishReason(s("reason")), Raw: s("raw")} })
+	p.Error = maybe(t, "error", func() driver.RunFailure {
+		return driver.RunFailure{Message: s("msg"), Code: driver.FailureCode(s("code")), HTTPStatus: rapid.IntRange(0, 600).Draw(t, "status"), Metadata: jsonMap(t, 1)}
+	})
+	if rapid.Bool().Draw(t, "ts") {
+		p.Timestamp = time.Unix(rapid.Int64Range(0, 1<<33).Draw(t, "sec"), rapid.Int64Range(0, 1e9-1).Draw(t, "nsec")).UTC()
+	}
+	p.HITLRequested = maybe(t, "hitlreq", func() driver.HITLRequestedPayload {
+		return driver.HITLRequestedPayload{RequestID: s("rid"), Prompt: s("prompt"), Payload: jsonMap(t, 1), Choices: []driver.DecisionChoice{{Key: s("ck")}}}
+	})
+	p.HITLResolved = maybe(t, "hitlres", func() driver.HITLResolvedPayload {
+		return driver.HITLResolvedPayload{RequestID: s("rid2"), Answer: jsonMap(t, 1), Latency: time.Duration(rapid.Int64Range(0, 5).Draw(t, "lat"))}
+	})
+	return p
+}
+
+func randomItem(t *rapid.T) driver.TranscriptItem {
+	s := func(l string) string {
+		if rapid.Bool().Draw(t, l+"?") {
+			return ""
+		}
+		return oddString(t, l)
+	}
+	it := driver.TranscriptItem{
+		ScopeID: s("scope"), ParentScopeID: s("pscope"), ParentToolCallID: s("pcall"), Kind: driver.TranscriptKind(oddString(t, "kind")),
+		Text: s("text"), Delta: rapid.Bool().Draw(t, "delta"), ToolUseID: s("use"), ToolName: s("tool"), IsError: rapid.Bool().Draw(t, "iserr"),
+		Model: s("model"), SessionID: s("session"), Subtype: s("subtype"), Data: jsonMap(t, 0),
+	}
+	if rapid.Bool().Draw(t, "input?") {
+		it.Input = jsonValue(t, 0)
+	}
+	it.Usage = maybe(t, "usage", func() driver.Usage { return driver.Usage{ReasoningTokens: rapid.IntRange(0, 3).Draw(t, "r")} })
+	it.CostUSD = maybe(t, "cost", func() float64 { return rapid.Float64().Draw(t, "usd") })
+	if rapid.Bool().Draw(t, "errors?") {
+		it.Errors = rapid.SliceOfN(rapid.Just("e<&>"), 0, 2).Draw(t, "errors")
+	}
+	if rapid.Bool().Draw(t, "meta?") {
+		it.Metadata = map[string]string{}
+		for range rapid.IntRange(0, 3).Draw(t, "metan") {
+			it.Metadata[oddString(t, "mk")] = oddString(t, "mv")
+		}
+	}
+	return it
+}
+
+// want is encoding/json's text of v indented at depth d, as Encode wrote
+// it before docEnc (the "" error when it fails).
+func want(v any, d int) (string, bool) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(strings.Repeat("  ", d), "  ")
+	if err := enc.Encode(v); err != nil {
+		return "", false
+	}
+	return strings.TrimSuffix(b.String(), "\n"), true
+}
+
+// TestDocEncMatchesEncodingJSON: docEnc writes encoding/json's bytes for
+// random events, transcript items and responses built from every member,
+// JSON values of every type and odd strings; and fails where encoding/json
+// fails (a NaN).
+func TestDocEncMatchesEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var ev Event
+		var resp DocResponse
+		switch rapid.IntRange(0, 3).Draw(t, "what") {
+		case 0:
+			ev.Stream = randomPayload(t)
+		case 1:
+			it := randomItem(t)
+			ev.Item = &it
+		case 2:
+			ev.RunEvent = &driver.RunEvent{Type: driver.RunEventType(oddString(t, "type")), Text: oddString(t, "text"), Data: jsonMap(t, 0)}
+		default:
+			n := rapid.IntRange(-1, 3).Draw(t, "items")
+			if n >= 0 {
+				resp.Transcript = []driver.TranscriptItem{}
+			}
+			for range n {
+				resp.Transcript = append(resp.Transcript, randomItem(t))
+			}
+			resp.Output, resp.Summary, resp.Signal = oddString(t, "output"), oddString(t, "summary"), oddString(t, "signal")
+			resp.ExitCode, resp.TimedOut, resp.StdoutBytes = rapid.Int().Draw(t, "exit"), rapid.Bool().Draw(t, "timeout"), rapid.IntRange(0, 1<<40).Draw(t, "bytes")
+			resp.Usage = maybe(t, "usage", func() Usage { return Usage{InputTokens: rapid.Int().Draw(t, "in")} })
+			resp.Terminal = maybe(t, "terminal", func() Terminal {
+				return Terminal{Event: oddString(t, "event"), JSON: json.RawMessage(`{"z": "<\u2028>", "a": [ ]}`)}
+			})
+			var e docEnc
+			err := e.response(&resp)
+			w, ok := want(&resp, 1)
+			if ok != (err == nil) {
+				t.Fatalf("encoding/json ok %v, docEnc error %v", ok, err)
+			}
+			if ok && string(e.buf) != w {
+				t.Fatalf("response:\n got %q\nwant %q", e.buf, w)
+			}
+			return
+		}
+		var e docEnc
+		err := e.event(&ev, 2)
+		w, ok := want(&ev, 2)
+		if ok != (err == nil) {
+			t.Fatalf("encoding/json ok %v, docEnc error %v", ok, err)
+		}
+		if ok && string(e.buf) != w {
+			t.Fatalf("event:\n got %q\nwant %q", e.buf, w)
+		}
+	})
+}
