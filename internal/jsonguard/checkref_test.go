@@ -202,9 +202,9 @@ func checkBoth(t testing.TB, b []byte, maxDepth int) {
 	}
 }
 
-// literalsBoth holds AppendLiteral to StringEnd and AppendString at each
-// of the first 64 quotes of b: the same validity, the same end, the same
-// decoded bytes, and dst's length kept on failure.
+// literalsBoth holds AppendLiteral and StringAt to StringEnd and
+// AppendString at each of the first 64 quotes of b: the same validity, the
+// same end, the same decoded bytes, and dst's length kept on failure.
 func literalsBoth(t testing.TB, b []byte) {
 	for i, n := 0, 0; i < len(b) && n < 64; i++ {
 		if b[i] != '"' {
@@ -221,10 +221,17 @@ func literalsBoth(t testing.TB, b []byte) {
 			if string(got) != "pre" {
 				t.Fatalf("AppendLiteral(%q, %d) failed with dst %q", b, i, got)
 			}
+			if _, _, sOK := StringAt(b, i); sOK {
+				t.Fatalf("StringAt(%q, %d) ok; StringEnd fails", b, i)
+			}
 			continue
 		}
-		if want := AppendString([]byte("pre"), b[i:end]); string(got) != string(want) {
+		want := AppendString([]byte("pre"), b[i:end])
+		if string(got) != string(want) {
 			t.Fatalf("AppendLiteral(%q, %d) = %q, AppendString %q", b, i, got, want)
+		}
+		if s, sEnd, sOK := StringAt(b, i); !sOK || sEnd != end || s != string(want[3:]) {
+			t.Fatalf("StringAt(%q, %d) = %q, %d, %v; want %q, %d", b, i, s, sEnd, sOK, want[3:], end)
 		}
 	}
 }

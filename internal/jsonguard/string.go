@@ -2,6 +2,8 @@ package jsonguard
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -21,7 +23,57 @@ func String(lit []byte) (s string, ok bool) {
 		return string(in), true
 	}
 	b := AppendString(make([]byte, 0, len(in)), lit)
-	// b is this function's own and never written again: the string may
-	// share it, as strings.Builder's does.
-	return unsafe.String(unsafe.SliceData(b), len(b)), true
+	return unsafeString(b), true
+}
+
+// unsafeString returns b as a string without a copy. b must be the
+// caller's own and never written again (as strings.Builder's is).
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// StringAt validates the string literal whose opening quote is b[i]
+// exactly as [StringEnd] does and returns its value as [String] does
+// (escapes resolved, invalid UTF-8 and lone surrogates replaced by
+// U+FFFD), with the index just past its closing quote. ok is false for an
+// invalid literal (s and end are then unspecified). The result shares no
+// memory with b.
+//
+// It is the decoder for hand-written walks over input not yet validated:
+// a literal of plain ASCII without escapes (ids, names, most English text)
+// takes one scan, eight bytes at a time, and one copy; any other is
+// scanned to its end once more and decoded into a buffer of its final
+// size (or copied once if it only has valid non-ASCII bytes).
+func StringAt(b []byte, i int) (s string, end int, ok bool) {
+	const highs = 0x8080808080808080
+	j := i + 1
+	for j+8 <= len(b) {
+		// A quote, a backslash or a control byte (strSpecialMask), or a
+		// byte >= 0x80: the lowest mark of either is exact.
+		x := binary.LittleEndian.Uint64(b[j:])
+		if m := strSpecialMask(x) | x&highs; m != 0 {
+			j += bits.TrailingZeros64(m) >> 3
+			goto stop
+		}
+		j += 8
+	}
+	for j < len(b) && !strSpecial[b[j]] && b[j] < utf8.RuneSelf {
+		j++
+	}
+stop:
+	if j < len(b) && b[j] == '"' {
+		return string(b[i+1 : j]), j + 1, true
+	}
+	// b[i+1:j] is plain: StringEnd goes on from j as if b[j-1] opened the
+	// literal.
+	end, escaped, ok := StringEnd(b, j-1)
+	if !ok {
+		return "", 0, false
+	}
+	if body := b[i+1 : end-1]; !escaped {
+		if utf8.Valid(body[j-i-1:]) {
+			return string(body), end, true
+		}
+		return unsafeString(AppendValidUTF8(make([]byte, 0, len(body)+8), body)), end, true
+	}
+	out, _, _ := AppendLiteral(make([]byte, 0, end-i-2), b, i)
+	return unsafeString(out), end, true
 }

@@ -324,7 +324,7 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 					it.Type, end, ok = itemTypeAt(b, v)
 					break
 				}
-				if s, end, ok = unquoteAt(b, v); !ok {
+				if s, end, ok = jsonguard.StringAt(b, v); !ok {
 					break
 				}
 				switch fld {
@@ -411,7 +411,7 @@ func setString(dst *string, val []byte, null bool) bool {
 	if null {
 		return true
 	}
-	s, ok := unquote(val)
+	s, ok := stringValue(val)
 	if ok {
 		*dst = s
 	}
@@ -429,7 +429,7 @@ func itemTypeAt(b []byte, i int) (string, int, bool) {
 			}
 		}
 	}
-	return unquoteAt(b, i)
+	return jsonguard.StringAt(b, i)
 }
 
 // plainInt parses an integer literal without fraction or exponent that
@@ -555,7 +555,7 @@ func fastChanges(val []byte, null bool, dst *[]wireChange) bool {
 				c.Diff = nil
 				return true
 			}
-			s, ok := unquote(v)
+			s, ok := stringValue(v)
 			c.Diff = &s
 			return ok
 		})
