@@ -2,8 +2,6 @@ package jsonguard
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -43,22 +41,7 @@ func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), l
 // scanned to its end once more and decoded into a buffer of its final
 // size (or copied once if it only has valid non-ASCII bytes).
 func StringAt(b []byte, i int) (s string, end int, ok bool) {
-	const highs = 0x8080808080808080
-	j := i + 1
-	for j+8 <= len(b) {
-		// A quote, a backslash or a control byte (strSpecialMask), or a
-		// byte >= 0x80: the lowest mark of either is exact.
-		x := binary.LittleEndian.Uint64(b[j:])
-		if m := strSpecialMask(x) | x&highs; m != 0 {
-			j += bits.TrailingZeros64(m) >> 3
-			goto stop
-		}
-		j += 8
-	}
-	for j < len(b) && !strSpecial[b[j]] && b[j] < utf8.RuneSelf {
-		j++
-	}
-stop:
+	j := plainEnd(b, i+1)
 	if j < len(b) && b[j] == '"' {
 		return string(b[i+1 : j]), j + 1, true
 	}

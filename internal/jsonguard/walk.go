@@ -107,25 +107,11 @@ func AppendString(dst, lit []byte) []byte {
 // looked at one by one. ok is false for an invalid literal: out is then
 // dst (bytes past its length may have been written).
 func AppendLiteral(dst, b []byte, i int) (out []byte, end int, ok bool) {
-	const highs = 0x8080808080808080
 	n0 := len(dst)
 	i++
 	s := i // the start of the run not yet appended
 	for {
-		for i+8 <= len(b) {
-			// A quote, a backslash or a control byte (strSpecialMask), or
-			// a byte >= 0x80: the lowest mark of either is exact.
-			x := binary.LittleEndian.Uint64(b[i:])
-			if m := strSpecialMask(x) | x&highs; m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				goto special
-			}
-			i += 8
-		}
-		for i < len(b) && !strSpecial[b[i]] && b[i] < utf8.RuneSelf {
-			i++
-		}
-	special:
+		i = plainEnd(b, i)
 		if i >= len(b) {
 			return dst[:n0], 0, false
 		}
@@ -194,4 +180,24 @@ func AppendLiteral(dst, b []byte, i int) (out []byte, end int, ok bool) {
 			i += n
 		}
 	}
+}
+
+// plainEnd returns the index of the first byte at or after i that is not
+// plain ASCII inside a string literal (a quote, a backslash, a control
+// byte or a byte >= 0x80), or len(b). It looks at eight bytes at a time.
+func plainEnd(b []byte, i int) int {
+	const highs = 0x8080808080808080
+	for i+8 <= len(b) {
+		// strSpecialMask marks quotes, backslashes and control bytes,
+		// x&highs the bytes >= 0x80: the lowest mark of either is exact.
+		x := binary.LittleEndian.Uint64(b[i:])
+		if m := strSpecialMask(x) | x&highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && !strSpecial[b[i]] && b[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
