@@ -11,7 +11,9 @@
 // (make bench-e2e). E2E_MB sizes the shapes (default 50) and E2E_LINES
 // the hostile streams (default 1,000,000); E2E_SHAPES and E2E_CONTENDERS,
 // when set, are regular expressions that keep only the shapes and
-// contenders whose names match (scan+map always runs: it is the unit);
+// contenders whose names match (scan+map always runs: it is the unit;
+// names hold brackets, so write `check \(command\)`, not `check (command)`,
+// which matches nothing);
 // E2E_BASE_BIN, when set, names another build of the agentwire command
 // whose runs (named "[base]") join the rounds, for a before and after in
 // one run. Contenders run interleaved
