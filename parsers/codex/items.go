@@ -45,12 +45,14 @@ func (p *Parser) itemEvent(f ndjson.Frame, ph phase) error {
 	// Feed's one-pass walk decoded the item already (p.fast); otherwise
 	// decode into the parser's scratch item: one allocation less per line.
 	// An absent "item" leaves the zero item, whose empty type is reported.
-	ev := p.fastEv
+	// ev is the parser's own: a local would escape to the heap through
+	// Decode, one allocation per line.
+	ev := &p.fastEv
 	var derr error
 	if !p.fast {
 		p.scratch = wireItem{}
-		ev = wireItemEvent{Item: &p.scratch}
-		derr = f.Decode(&ev)
+		*ev = wireItemEvent{Item: &p.scratch}
+		derr = f.Decode(ev)
 	}
 	if derr != nil {
 		// A future item type may carry fields whose names the union
@@ -93,11 +95,11 @@ func (p *Parser) itemEvent(f ndjson.Frame, ph phase) error {
 		p.items[id] = itemState{typ: typ, completed: ph == phaseCompleted}
 	} else {
 		if s.typ != typ {
-			p.markMalformed("item " + id + " changed type from " + s.typ + " to " + typ)
+			p.markMalformed("item ", id, " changed type from ", s.typ, " to ", typ)
 			s.typ = typ
 		}
 		if s.completed {
-			p.markMalformed(ph.event() + " for item " + id + " after its item.completed")
+			p.markMalformed(ph.event(), " for item ", id, " after its item.completed")
 		}
 		s.completed = s.completed || ph == phaseCompleted
 		p.items[id] = s

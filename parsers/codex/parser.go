@@ -3,6 +3,7 @@ package codex
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/emit"
@@ -348,10 +349,12 @@ func (p *Parser) poison(it driver.TranscriptItem, raw map[string]any) error {
 }
 
 // markMalformed records a protocol violation that does not stop parsing.
-func (p *Parser) markMalformed(why string) {
+// The reason is given in parts, joined only when it is the first: a
+// stream that repeats one fault on every line builds no string per line.
+func (p *Parser) markMalformed(why ...string) {
 	p.malformed++
 	if p.firstProblem == "" {
-		p.firstProblem = why
+		p.firstProblem = strings.Join(why, "")
 	}
 }
 
