@@ -39,6 +39,7 @@ func TestNormalizeGeminiCLI(t *testing.T) {
 		{`"tool_id":"read_file__read_file_1796173699663_0","status"`, `"tool_id":"read_file__read_file_<MS>_0","status"`},
 		{`"id":"run_shell_command_1796175716228_0","name"`, `"id":"run_shell_command_<MS>_0","name"`},
 		{`Output: hello from shell\nProcess Group PGID: 10848\n`, `Output: hello from shell\nProcess Group PGID: <PID>\n`},
+		{"Ripgrep is not available.\n[STARTUP] Cannot measure phase 'cleanup_ops': start mark 'startup:cleanup_ops:start' not found (likely cleared by reset).\nError when talking", "Ripgrep is not available.\nError when talking"},
 		{"      localPort: 55746,\n      remoteAddress: '127.0.0.1',\n      remotePort: 36489,", "      localPort: <PORT>,\n      remoteAddress: '127.0.0.1',\n      remotePort: <PORT>,"},
 		{"      bytesWritten: 31827,\n      bytesRead: 750\n", "      bytesWritten: <N>,\n      bytesRead: <N>\n"},
 		// A number in an answer is not an id.
