@@ -80,6 +80,15 @@ func Kinds(ps []driver.StreamPayload) []string {
 	return out
 }
 
+// Counts counts payloads by kind.
+func Counts(ps []driver.StreamPayload) map[driver.StreamKind]int {
+	n := make(map[driver.StreamKind]int)
+	for _, p := range ps {
+		n[p.Kind]++
+	}
+	return n
+}
+
 // ItemKinds renders transcript items as their kinds.
 func ItemKinds(items []driver.TranscriptItem) []string {
 	out := make([]string, len(items))

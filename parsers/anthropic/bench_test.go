@@ -114,15 +114,8 @@ func BenchmarkParse(b *testing.B) {
 // stream with the expected deltas and calls.
 func TestBenchStreamIsValid(t *testing.T) {
 	r := parseAll(t, string(longStream(3, 60)), Options{})
-	var deltas, args int
-	for _, p := range r.Payloads {
-		switch p.Kind {
-		case driver.StreamTextContent:
-			deltas++
-		case driver.StreamToolCallArgs:
-			args++
-		}
-	}
+	n := parsertest.Counts(r.Payloads)
+	deltas, args := n[driver.StreamTextContent], n[driver.StreamToolCallArgs]
 	if deltas != 180 || args != 12 || r.Response.Finish.Reason != driver.FinishToolCalls || r.Response.Metadata[MetaMalformed] != "" {
 		t.Fatalf("deltas %d args %d finish %+v meta %v", deltas, args, r.Response.Finish, r.Response.Metadata)
 	}

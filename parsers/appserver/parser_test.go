@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/parsertest"
 	"github.com/agentwire/agentwire/jsonrpc"
 	"github.com/google/go-cmp/cmp"
 )
@@ -485,12 +486,7 @@ func TestLegacyTokenCount(t *testing.T) {
 			if d := cmp.Diff(c.want, r.Response.Usage); d != "" {
 				t.Errorf("usage (-want +got):\n%s", d)
 			}
-			n := 0
-			for _, p := range r.Payloads {
-				if p.Kind == "appserver/codex/event/token_count" {
-					n++
-				}
-			}
+			n := parsertest.Counts(r.Payloads)["appserver/codex/event/token_count"]
 			if want := strings.Count(strings.Join(c.lines, "\n"), "codex/event/token_count"); n != want {
 				t.Errorf("%d token_count custom payloads, want %d (every one kept)", n, want)
 			}

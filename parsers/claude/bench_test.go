@@ -108,15 +108,8 @@ func TestBenchStreamIsValid(t *testing.T) {
 	c := tcase{name: "bench", stdout: stream, opts: Options{Streaming: true, PartialMessages: true}}
 	r := replay(t, c, chunkers[0])
 	check(t, c, r)
-	var deltas, args int
-	for _, p := range r.Payloads {
-		switch p.Kind {
-		case driver.StreamTextContent:
-			deltas++
-		case driver.StreamToolCallArgs:
-			args++
-		}
-	}
+	n := parsertest.Counts(r.Payloads)
+	deltas, args := n[driver.StreamTextContent], n[driver.StreamToolCallArgs]
 	if deltas != 15 || args != 9 || r.Response.Output != "done" || !r.Response.Checkpoint.Valid {
 		t.Fatalf("deltas %d args %d output %q checkpoint %+v", deltas, args, r.Response.Output, r.Response.Checkpoint)
 	}

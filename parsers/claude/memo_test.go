@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/parsertest"
 )
 
 // TestRawMemo: identical consecutive custom lines share one read-only Raw
@@ -88,15 +89,8 @@ func TestRepeatedMessageIDBounded(t *testing.T) {
 	if v := sink.Check(true, p.cap, resp, err, Codec); len(v) > 0 {
 		t.Fatalf("violations:\n%s", v)
 	}
-	var starts, ends int
-	for _, pl := range sink.Payloads {
-		switch pl.Kind {
-		case driver.StreamTextStart:
-			starts++
-		case driver.StreamTextEnd:
-			ends++
-		}
-	}
+	count := parsertest.Counts(sink.Payloads)
+	starts, ends := count[driver.StreamTextStart], count[driver.StreamTextEnd]
 	if starts != ends || starts == 0 {
 		t.Fatalf("text.start %d, text.end %d", starts, ends)
 	}

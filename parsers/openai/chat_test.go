@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/parsertest"
 )
 
 // chunk builds a Chat chunk with the OpenAI envelope around choices.
@@ -404,13 +405,7 @@ func TestAzureContentFilter(t *testing.T) {
 	if len(kept) != 2 {
 		t.Fatalf("content_filter_results kept: %v, want the safe and the filtered value", kept)
 	}
-	n := 0
-	for _, p := range r.Payloads {
-		if p.Kind == "openai-chat/content_filter" {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := parsertest.Counts(r.Payloads)["openai-chat/content_filter"]; n != 1 {
 		t.Errorf("%d content_filter payloads, want 1", n)
 	}
 
