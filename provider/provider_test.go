@@ -24,7 +24,8 @@ type capture struct {
 	stdout, stderr, stdin []byte
 }
 
-// captures returns the runs recorded under corpus/<name>/.
+// captures returns the runs recorded under corpus/<name>/; it fails the
+// test when there is none: a provider comes with its corpus cases.
 func captures(t *testing.T, name string) []capture {
 	t.Helper()
 	fsys := os.DirFS("../corpus")
@@ -47,6 +48,9 @@ func captures(t *testing.T, name string) []capture {
 		out = append(out, c)
 		return nil
 	})
+	if len(out) == 0 {
+		t.Fatalf("corpus/%s holds no capture: a provider comes with its corpus cases", name)
+	}
 	return out
 }
 
@@ -87,9 +91,6 @@ func TestSinkFailure(t *testing.T) {
 	for _, p := range provider.All() {
 		t.Run(p.Name, func(t *testing.T) {
 			cs := captures(t, p.Name)
-			if len(cs) == 0 {
-				t.Fatalf("corpus/%s holds no capture: a provider comes with its corpus cases", p.Name)
-			}
 			// The largest capture has the most frames after a failure.
 			c := slices.MaxFunc(cs, func(a, b capture) int { return len(a.stdout) - len(b.stdout) })
 			count := &failingSink{}
@@ -140,11 +141,7 @@ func TestDetect(t *testing.T) {
 // stdout with line 0, last.
 func TestObserver(t *testing.T) {
 	for _, p := range provider.All() {
-		cs := captures(t, p.Name)
-		if len(cs) == 0 {
-			continue
-		}
-		c := cs[0]
+		c := captures(t, p.Name)[0]
 		in := c.input(p)
 		var offs []int64
 		var lines []int
@@ -305,11 +302,7 @@ func TestRefines(t *testing.T) {
 func TestDiscard(t *testing.T) {
 	for _, p := range provider.All() {
 		t.Run(p.Name, func(t *testing.T) {
-			cs := captures(t, p.Name)
-			if len(cs) == 0 {
-				t.Fatalf("corpus/%s holds no capture", p.Name)
-			}
-			for _, c := range cs {
+			for _, c := range captures(t, p.Name) {
 				var plain, lean adaptertest.RecordingSink
 				want := p.Parse(c.input(p), &plain)
 				in := c.input(p)
