@@ -22,6 +22,7 @@ type docEnc struct {
 	buf     []byte
 	scratch bytes.Buffer
 	enc     *json.Encoder
+	itemAt  [2]int // where the last event's item is in buf
 }
 
 // fallback appends v as encoding/json indents it at depth d.
@@ -100,7 +101,9 @@ func (e *docEnc) event(ev *Event, d int) error {
 	}
 	if err == nil && ev.Item != nil {
 		o.key("item")
+		e.itemAt[0] = len(e.buf)
 		err = e.item(ev.Item, d+1)
+		e.itemAt[1] = len(e.buf)
 	}
 	if err == nil && ev.RunEvent != nil {
 		o.key("run_event")

@@ -185,7 +185,7 @@ func TestDocEncMatchesEncodingJSON(t *testing.T) {
 				return Terminal{Event: oddString(t, "event"), JSON: json.RawMessage(`{"z": "<\u2028>", "a": [ ]}`)}
 			})
 			var e docEnc
-			err := e.response(&resp)
+			err := e.response(&resp, nil, nil)
 			w, ok := want(&resp, 1)
 			if ok != (err == nil) {
 				t.Fatalf("encoding/json ok %v, docEnc error %v", ok, err)

@@ -71,10 +71,12 @@ func runParse(e *env, args []string) int {
 	p := palette{useColor}
 	// Every format writes the events as the parser emits them, and the
 	// replay keeps none (Discard): a long run costs the parser's memory,
-	// not a copy of every event. Only the document prints the transcript;
-	// the timeline and JSON lines print its items as they come, and the
-	// parser keeps none of them (DiscardTranscript).
-	o := corpus.Options{NoStream: !f.streaming, Stdout: in.stdout(), Discard: true, DiscardTranscript: *format != "json"}
+	// not a copy of every event. The parser keeps no transcript either
+	// (DiscardTranscript): the timeline and JSON lines print its items as
+	// they come, and the document prints the transcript from the item
+	// events (DocumentWriter.TranscriptFromEvents). RUN-04, which compares
+	// the two, is judged by `agentwire check`, not here.
+	o := corpus.Options{NoStream: !f.streaming, Stdout: in.stdout(), Discard: true, DiscardTranscript: true}
 	live := in.live != nil && *format != "json"
 	// Output nobody watches as it comes is buffered (the document has its
 	// own buffer); a live timeline or live JSON lines are written line by
@@ -92,7 +94,10 @@ func runParse(e *env, args []string) int {
 	case *format == "json":
 		// Written as the parse goes: a long run's document is several
 		// times its input, and is never held whole.
-		o.Begin = func(prov string, cp corpus.Capability) { dw = corpus.NewDocumentWriter(e.stdout, prov, cp) }
+		o.Begin = func(prov string, cp corpus.Capability) {
+			dw = corpus.NewDocumentWriter(e.stdout, prov, cp)
+			dw.TranscriptFromEvents()
+		}
 	case *format == "text" && live:
 		fmt.Fprintf(out, "%s  %s  live\n", p.c("1", in.name), p.c("1", in.c.Provider))
 		fmt.Fprintf(out, "%s\n", p.c("2", "   #   line  event"))
@@ -134,8 +139,9 @@ func runParse(e *env, args []string) int {
 	d := r.Document
 	switch {
 	case *format == "json":
-		if werr == nil {
-			werr = dw.Close(&d.Response, d.Violations)
+		// Closed even after a failed write: it removes the spool.
+		if cerr := dw.Close(&d.Response, d.Violations); werr == nil {
+			werr = cerr
 		}
 		if werr != nil {
 			return fail(e, "parse", werr)
