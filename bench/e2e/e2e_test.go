@@ -34,6 +34,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -60,6 +61,17 @@ type shape struct {
 
 // replicate builds a stream of about size bytes from a capture: its first
 // head lines, its middle lines repeated, its last line (the terminal).
+//
+// Every repetition of the middle but the first renumbers its ids, as a long
+// session does, which never reuses one: each string value of an id member
+// ("id", "itemId", "item_id", "tool_use_id", "uuid", "parent_uuid",
+// "callId", "call_id") first seen in the middle lines (not in the head:
+// the session's, thread's and turn's stay; the last line, which names the
+// first repetition's items, is left as it is) gets the suffix "-r<n>" in repetition n, wherever it appears quoted in the
+// middle. (Before 2026-12-03 the repetitions were verbatim, so every item
+// of a repetition reused a finished item's id: the parsers' and the
+// emitter's reuse paths, which a real stream does not take, ran on every
+// line. Figures from before are not comparable.)
 func replicate(t *testing.T, name, prov, capture string, head, size int, settings map[string]bool) shape {
 	b, err := os.ReadFile(filepath.Join(corpusDir, capture, "stdout"))
 	if err != nil {
@@ -70,13 +82,54 @@ func replicate(t *testing.T, name, prov, capture string, head, size int, setting
 		lines = lines[:len(lines)-1]
 	}
 	mid := strings.Join(lines[head:len(lines)-1], "")
+	cuts := idCuts(mid, strings.Join(lines[:head], ""))
 	var out strings.Builder
 	out.WriteString(strings.Join(lines[:head], ""))
-	for out.Len() < size {
-		out.WriteString(mid)
+	for n := 0; out.Len() < size; n++ {
+		if n == 0 {
+			out.WriteString(mid)
+			continue
+		}
+		suffix := "-r" + strconv.Itoa(n)
+		prev := 0
+		for _, c := range cuts {
+			out.WriteString(mid[prev:c])
+			out.WriteString(suffix)
+			prev = c
+		}
+		out.WriteString(mid[prev:])
 	}
 	out.WriteString(lines[len(lines)-1])
 	return shape{name, prov, []byte(out.String()), settings}
+}
+
+// idMember finds the string values of id members.
+var idMember = regexp.MustCompile(`"(?:id|itemId|item_id|tool_use_id|uuid|parent_uuid|callId|call_id)":"([^"\\]+)"`)
+
+// idCuts returns the offsets in mid of the closing quote of every quoted
+// occurrence of an id that an id member of mid holds and fixed does not
+// contain, in increasing order: where replicate inserts its suffix.
+func idCuts(mid, fixed string) []int {
+	ids := map[string]bool{}
+	for _, m := range idMember.FindAllStringSubmatch(mid, -1) {
+		if !strings.Contains(fixed, m[1]) {
+			ids[m[1]] = true
+		}
+	}
+	var cuts []int
+	for id := range ids {
+		q := `"` + id + `"`
+		for i := 0; ; {
+			j := strings.Index(mid[i:], q)
+			if j < 0 {
+				break
+			}
+			cuts = append(cuts, i+j+len(q)-1)
+			i += j + len(q)
+		}
+	}
+	slices.Sort(cuts)
+	return cuts
 }
 
 // hostile builds header, then n copies of line, then footer.
