@@ -56,7 +56,7 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 				} else {
 					cands = append(cands, candidate{})
 				}
-				return fastCandidate(d, i, &cands[len(cands)-1])
+				return fastCandidate(d, i, &cands[len(cands)-1], &ev.texts)
 			})
 			ev.candidates = cands
 			return end
@@ -207,8 +207,9 @@ const (
 )
 
 // fastCandidate reads the candidate object at d[i] into c as walkCandidate
-// would, keeping c's storage; it returns the object's end or -1.
-func fastCandidate(d []byte, i int, c *candidate) int {
+// would, keeping c's storage, but for the text parts, whose text it
+// decodes onto *texts (see fastPart); it returns the object's end or -1.
+func fastCandidate(d []byte, i int, c *candidate, texts *[]byte) int {
 	parts, extras := c.parts[:0], c.extras[:0]
 	*c = candidate{}
 	var seen seenOnce
@@ -238,7 +239,7 @@ func fastCandidate(d []byte, i int, c *candidate) int {
 						} else {
 							parts = append(parts, part{})
 						}
-						return fastPart(d, i, &parts[len(parts)-1])
+						return fastPart(d, i, &parts[len(parts)-1], texts)
 					})
 				}
 				return -1
@@ -274,18 +275,26 @@ func fastCandidate(d []byte, i int, c *candidate) int {
 // fastPart reads the part object at d[i] into p as walkPart would, for a
 // part of one data member (text, functionCall, functionResponse,
 // executableCode, codeExecutionResult) and the thought and
-// thoughtSignature members; it returns the object's end or -1.
-func fastPart(d []byte, i int, p *part) int {
+// thoughtSignature members; it returns the object's end or -1. A text is
+// validated and decoded in one pass (jsonguard.AppendLiteral) onto *texts
+// and p.text is the decoded bytes (p.decoded), where walkPart keeps the
+// literal for the parser to decode.
+func fastPart(d []byte, i int, p *part, texts *[]byte) int {
 	*p = part{extras: p.extras[:0]}
 	var seen seenOnce
 	return fastMembers(d, i, func(name []byte, i int) int {
 		switch string(name) {
 		case `"text"`:
-			end := fastString(d, i)
-			if p.kind != partEmpty || end < 0 {
+			if p.kind != partEmpty || d[i] != '"' {
 				return -1
 			}
-			p.kind, p.text = partText, d[i:end]
+			n := len(*texts)
+			out, end, ok := jsonguard.AppendLiteral(*texts, d, i)
+			if !ok {
+				return -1
+			}
+			*texts = out
+			p.kind, p.text, p.decoded = partText, out[n:len(out):len(out)], true
 			return end
 		case `"executableCode"`:
 			return p.fastWhole(partExecutableCode, d, i)

@@ -570,7 +570,11 @@ func (p *Parser) text(c *candState, pt *part) error {
 	if pt.thought {
 		want = blockThought
 	}
-	if len(pt.text) <= 2 {
+	empty := len(pt.text) <= 2 // the literal ""
+	if pt.decoded {
+		empty = len(pt.text) == 0
+	}
+	if empty {
 		// An empty text part carries nothing but, sometimes, the
 		// signature of the thinking behind the answer.
 		if pt.signature != "" {
@@ -603,6 +607,9 @@ func (p *Parser) text(c *candState, pt *part) error {
 		// Candidate 0's answer text is Output; its block's item and each
 		// delta are substrings of it, not copies.
 		dst = &p.output
+	}
+	if pt.decoded {
+		return p.em.Delta(fam, "", c.blockID, apistream.Append(dst, pt.text))
 	}
 	return p.em.Delta(fam, "", c.blockID, p.appendText(dst, pt.text))
 }

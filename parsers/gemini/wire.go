@@ -52,6 +52,9 @@ type event struct {
 	extras        []member
 	problems      []string
 	candidatesRaw bool // "candidates" was present (even empty)
+	// texts holds the decoded text of the parts fastEvent read (their
+	// text fields are slices of it); reset keeps its storage.
+	texts []byte
 }
 
 // usage is usageMetadata's counts; has says which were present.
@@ -95,8 +98,12 @@ const (
 
 // part is one element of content.parts.
 type part struct {
-	kind      partKind
-	text      []byte // the text's string literal, quotes included (decoded by the parser)
+	kind partKind
+	// text is the text's string literal, quotes included (decoded by the
+	// parser), or with decoded its decoded contents (fastEvent decodes as
+	// it validates).
+	text      []byte
+	decoded   bool
 	thought   bool
 	signature string
 	fc        functionCall
@@ -138,8 +145,8 @@ func walkEvent(b []byte, ev *event) error {
 
 // reset empties ev for the next event, keeping the candidates' storage.
 func (ev *event) reset() {
-	cands := ev.candidates[:0]
-	*ev = event{candidates: cands}
+	cands, texts := ev.candidates[:0], ev.texts[:0]
+	*ev = event{candidates: cands, texts: texts}
 }
 
 // member walks one top-level member: its name as on the wire (between the
