@@ -427,20 +427,13 @@ func fastMembers(d []byte, i int, fn func(name []byte, i int) int) int {
 		if i >= len(d) || d[i] != '"' {
 			return -1
 		}
-		// Names are short and every name fn takes is plain: a byte loop
-		// to the closing quote, declining an escape or a control byte.
-		j := i + 1
-		for j < len(d) && d[j] != '"' {
-			if d[j] == '\\' || d[j] < ' ' {
-				return -1
-			}
-			j++
-		}
-		if j >= len(d) {
+		// Every name fn takes is plain: a name with an escape declines.
+		j, escaped, ok := jsonguard.StringEnd(d, i)
+		if !ok || escaped {
 			return -1
 		}
-		name := d[i : j+1]
-		if i = fastWS(d, j+1); i >= len(d) || d[i] != ':' {
+		name := d[i:j]
+		if i = fastWS(d, j); i >= len(d) || d[i] != ':' {
 			return -1
 		}
 		if i = fastWS(d, i+1); i >= len(d) {
