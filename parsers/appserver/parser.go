@@ -406,7 +406,7 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 	// take its address, which would otherwise cost an allocation each.
 	p.pr = params{}
 	pr := &p.pr
-	if !pr.parse(p, f.Params) {
+	if !pr.parse(p, f) {
 		return p.malformedFrame(f, "params of "+string(method)+" have a member of the wrong type")
 	}
 	if p.opts.Unpaired != nil {

@@ -153,14 +153,15 @@ type wireItem struct {
 
 // parse fills the params a notification handler reads from the params
 // object without decoding the rest: one pass over the top-level members
-// (jsonrpc.Members), strings decoded, the small nested objects (turn,
-// thread, tokenUsage, error) decoded, item kept as a borrowed span. Big
-// members the parser does not read (command output deltas, items of
-// custom notifications) are skipped, not decoded. It reports false when a
-// member the parser reads has the wrong type.
-func (pr *params) parse(p *Parser, obj []byte) bool {
+// (f.Members, which replays what the reader's classifying pass recorded
+// instead of walking params again), strings decoded, the small nested
+// objects (turn, thread, tokenUsage, error) decoded, item kept as a
+// borrowed span. Big members the parser does not read (command output
+// deltas, items of custom notifications) are skipped, not decoded. It
+// reports false when a member the parser reads has the wrong type.
+func (pr *params) parse(p *Parser, f jsonrpc.Frame) bool {
 	ok := true
-	jsonrpc.Members(obj, func(name, v []byte) bool {
+	f.Members(f.Params, func(name, v []byte) bool {
 		str := func(dst *string) {
 			if v[0] == 'n' {
 				return
