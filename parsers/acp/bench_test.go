@@ -9,6 +9,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,8 +174,15 @@ func TestSynthSessionIsClean(t *testing.T) {
 
 // recorded replicates a corpus capture to about size bytes, as bench/e2e
 // does: its first head lines (the handshake), its middle lines repeated,
-// its last line.
-func recorded(b *testing.B, path string, head, size int) []byte {
+// its last line (at least one replica). Each replica after the first renumbers what a real
+// session never repeats: the tool call ids and message ids (every
+// "toolCallId" and "messageId" value, wherever it occurs) get a suffix
+// _r<n>, and each agent request a fresh id, so that the copies take the
+// parser's paths for new calls, messages and requests (a copy with the
+// recorded ids would make every later tool update late and every agent
+// request a reuse of a pending id: audit-only paths a long session never
+// takes).
+func recorded(b testing.TB, path string, head, size int) []byte {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
@@ -181,14 +191,99 @@ func recorded(b *testing.B, path string, head, size int) []byte {
 	if ls[len(ls)-1] == "" {
 		ls = ls[:len(ls)-1]
 	}
-	mid := strings.Join(ls[head:len(ls)-1], "")
+	mid := ls[head : len(ls)-1]
+	var ids []string
+	for _, m := range recordedIDs.FindAllStringSubmatch(strings.Join(mid, ""), -1) {
+		if !slices.Contains(ids, m[1]) {
+			ids = append(ids, m[1])
+		}
+	}
+	next := int64(0) // the next fresh agent request id
+	for _, l := range ls {
+		if f, err := jsonrpc.ClassifyBytes([]byte(l), jsonrpc.Options{}); err == nil && f.Class == jsonrpc.Request {
+			if n, err := strconv.ParseInt(f.ID.String(), 10, 64); err == nil && n >= next {
+				next = n + 1
+			}
+		}
+	}
 	var out strings.Builder
 	out.WriteString(strings.Join(ls[:head], ""))
-	for out.Len() < size {
-		out.WriteString(mid)
+	for n := 0; n == 0 || out.Len() < size; n++ {
+		if n == 0 {
+			out.WriteString(strings.Join(mid, ""))
+			continue
+		}
+		var pairs []string
+		for _, id := range ids {
+			pairs = append(pairs, strconv.Quote(id), strconv.Quote(id+"_r"+strconv.Itoa(n)))
+		}
+		rename := strings.NewReplacer(pairs...)
+		for _, l := range mid {
+			l = rename.Replace(l)
+			if f, err := jsonrpc.ClassifyBytes([]byte(l), jsonrpc.Options{}); err == nil && f.Class == jsonrpc.Request {
+				tok := `"id":` + f.ID.String()
+				if i := strings.Index(l, tok); i >= 0 && i < strings.Index(l, `"params"`) {
+					l = l[:i] + `"id":` + strconv.FormatInt(next, 10) + l[i+len(tok):]
+					next++
+				}
+			}
+			out.WriteString(l)
+		}
 	}
 	out.WriteString(ls[len(ls)-1])
 	return []byte(out.String())
+}
+
+// recordedIDs matches the ids recorded renumbers.
+var recordedIDs = regexp.MustCompile(`"(?:toolCallId|messageId)":"([^"\\]*)"`)
+
+// TestRecordedReplicas holds the replicated sessions of BenchmarkRecorded
+// to what a long real session is: no violation, nothing malformed, no
+// late tool update, the tool calls and permission requests of every
+// replica (at least two here) taken as new ones.
+func TestRecordedReplicas(t *testing.T) {
+	paths, _ := filepath.Glob("../../corpus/acp/*@*/tool-success/stdout")
+	if len(paths) == 0 {
+		t.Skip("no recorded ACP session in corpus/acp")
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(filepath.Dir(filepath.Dir(path))), func(t *testing.T) {
+			one := recorded(t, path, 2, 1)
+			data := recorded(t, path, 2, 3*len(one))
+			r, v, _ := run("", string(data), "", Options{Streaming: true}, Outcome{}, nil)
+			if len(v) > 0 {
+				t.Fatalf("violations:\n%s", v)
+			}
+			if m := r.Response.Metadata; m[MetaMalformed] != "" || m[MetaOther] != "" {
+				t.Fatalf("%+v", m)
+			}
+			starts, hitl := 0, 0
+			for _, pl := range r.Payloads {
+				if pl.Raw["late"] != nil {
+					t.Fatalf("late update: %+v", pl.Raw)
+				}
+				switch pl.Kind {
+				case driver.StreamToolCallStart:
+					starts++
+				case driver.StreamHITLRequested:
+					hitl++
+				}
+			}
+			r1, _, _ := run("", string(one), "", Options{Streaming: true}, Outcome{}, nil)
+			starts1, hitl1 := 0, 0
+			for _, pl := range r1.Payloads {
+				switch pl.Kind {
+				case driver.StreamToolCallStart:
+					starts1++
+				case driver.StreamHITLRequested:
+					hitl1++
+				}
+			}
+			if starts1 == 0 || starts < 2*starts1 || hitl < 2*hitl1 {
+				t.Fatalf("tool call starts %d (one replica %d), permission requests %d (one replica %d)", starts, starts1, hitl, hitl1)
+			}
+		})
+	}
 }
 
 // BenchmarkRecorded: Parse (framing, tee, parser) over each agent's
