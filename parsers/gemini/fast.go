@@ -10,7 +10,7 @@ import (
 //	 "index": 0}],"usageMetadata": {...},"modelVersion": "...","responseId": "..."}
 //
 // fastEvent reads that shape in one strict pass that validates as it goes
-// (jsonguard.StringEnd for every string, jsonguard.Check for the
+// (jsonguard's strict readers: StrictMembers, StrictValue for the
 // usageMetadata object it keeps whole), instead of jsonguard's validating
 // pass followed by the member walk (which scans the candidates a second
 // time). It takes only the events whose walk it can give exactly: the
@@ -39,7 +39,7 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 		return false
 	}
 	var seen seenOnce
-	end := fastMembers(d, i, func(name []byte, i int) int {
+	end := jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
 		switch string(name) {
 		case `"candidates"`:
 			if !seen.once(fastCandidates) || d[i] != '[' {
@@ -47,7 +47,7 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 			}
 			ev.candidatesRaw = true
 			cands := ev.candidates[:0]
-			end := fastElements(d, i, func(i int) int {
+			end := jsonguard.StrictElements(d, i, func(i int) int {
 				if d[i] != '{' {
 					return -1
 				}
@@ -64,7 +64,7 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 			if !seen.once(fastUsage) || d[i] != '{' {
 				return -1
 			}
-			end := fastValue(d, i, fastUsageDepth)
+			end := jsonguard.StrictValue(d, i, fastUsageDepth)
 			if end < 0 {
 				return -1
 			}
@@ -87,110 +87,14 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 // is left to the slow path.
 const fastUsageDepth = 4
 
-// fastValue validates the JSON value at d[i] strictly, as the validating
-// pass would, nested at most depth deep (the value's own container
-// counting one); it returns the index just past the value, or -1 when the
-// value is invalid or deeper. A number or a literal ends where its
-// grammar does; the caller checks the byte after it, as for every value.
-func fastValue(d []byte, i, depth int) int {
-	switch d[i] {
-	case '"':
-		return fastString(d, i)
-	case '{':
-		if depth <= 0 {
-			return -1
-		}
-		return fastMembers(d, i, func(_ []byte, i int) int { return fastValue(d, i, depth-1) })
-	case '[':
-		if depth <= 0 {
-			return -1
-		}
-		return fastElements(d, i, func(i int) int { return fastValue(d, i, depth-1) })
-	case 't':
-		return fastLiteralEnd(d, i, "true")
-	case 'f':
-		return fastLiteralEnd(d, i, "false")
-	case 'n':
-		return fastLiteralEnd(d, i, "null")
-	}
-	return fastNumber(d, i)
-}
-
-// fastLiteralEnd returns the end of lit at d[i], or -1.
-func fastLiteralEnd(d []byte, i int, lit string) int {
-	if !hasLiteral(d, i, lit) {
-		return -1
-	}
-	return i + len(lit)
-}
-
-// fastNumber returns the end of the JSON number at d[i] (-?int frac? exp?
-// as RFC 8259 writes it), or -1.
-func fastNumber(d []byte, i int) int {
-	j := i
-	if j < len(d) && d[j] == '-' {
-		j++
-	}
-	switch {
-	case j >= len(d):
-		return -1
-	case d[j] == '0':
-		j++
-	case d[j] >= '1' && d[j] <= '9':
-		j = digitsEnd(d, j+1)
-	default:
-		return -1
-	}
-	if j < len(d) && d[j] == '.' {
-		k := digitsEnd(d, j+1)
-		if k == j+1 {
-			return -1
-		}
-		j = k
-	}
-	if j < len(d) && (d[j] == 'e' || d[j] == 'E') {
-		j++
-		if j < len(d) && (d[j] == '+' || d[j] == '-') {
-			j++
-		}
-		k := digitsEnd(d, j)
-		if k == j {
-			return -1
-		}
-		j = k
-	}
-	return j
-}
-
-// digitsEnd returns the index of the first byte at or after i that is not
-// an ASCII digit, or len(d).
-func digitsEnd(d []byte, i int) int {
-	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-		i++
-	}
-	return i
-}
-
 // fastLiteral keeps the string literal at d[i] in *dst and returns its
 // end, or -1 when it is not a valid string literal or ok is false.
 func fastLiteral(d []byte, i int, dst *[]byte, ok bool) int {
-	end := fastString(d, i)
+	end := jsonguard.StrictString(d, i)
 	if !ok || end < 0 {
 		return -1
 	}
 	*dst = d[i:end]
-	return end
-}
-
-// fastString returns the end of the valid string literal at d[i], or -1.
-func fastString(d []byte, i int) int {
-	if d[i] != '"' {
-		return -1
-	}
-	end, _, ok := jsonguard.StringEnd(d, i)
-	if !ok {
-		return -1
-	}
 	return end
 }
 
@@ -213,24 +117,24 @@ func fastCandidate(d []byte, i int, c *candidate, texts *[]byte) int {
 	parts, extras := c.parts[:0], c.extras[:0]
 	*c = candidate{}
 	var seen seenOnce
-	end := fastMembers(d, i, func(name []byte, i int) int {
+	end := jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
 		switch string(name) {
 		case `"content"`:
 			if !seen.once(fastContent) || d[i] != '{' {
 				return -1
 			}
-			return fastMembers(d, i, func(name []byte, i int) int {
+			return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
 				switch string(name) {
 				case `"role"`:
 					if !seen.once(fastRole) {
 						return -1
 					}
-					return fastString(d, i)
+					return jsonguard.StrictString(d, i)
 				case `"parts"`:
 					if !seen.once(fastParts) || d[i] != '[' {
 						return -1
 					}
-					return fastElements(d, i, func(i int) int {
+					return jsonguard.StrictElements(d, i, func(i int) int {
 						if d[i] != '{' {
 							return -1
 						}
@@ -245,21 +149,21 @@ func fastCandidate(d []byte, i int, c *candidate, texts *[]byte) int {
 				return -1
 			})
 		case `"finishReason"`:
-			end := fastString(d, i)
+			end := jsonguard.StrictString(d, i)
 			if !seen.once(fastFinish) || end < 0 {
 				return -1
 			}
 			setStr(&c.finishReason, d[i:end])
 			return end
 		case `"finishMessage"`:
-			end := fastString(d, i)
+			end := jsonguard.StrictString(d, i)
 			if !seen.once(fastFinishMessage) || end < 0 {
 				return -1
 			}
 			setStr(&c.finishMessage, d[i:end])
 			return end
 		case `"index"`:
-			n, end := fastUint(d, i)
+			n, end := jsonguard.StrictUint(d, i)
 			if !seen.once(fastIndex) || end < 0 {
 				return -1
 			}
@@ -282,7 +186,7 @@ func fastCandidate(d []byte, i int, c *candidate, texts *[]byte) int {
 func fastPart(d []byte, i int, p *part, texts *[]byte) int {
 	*p = part{extras: p.extras[:0]}
 	var seen seenOnce
-	return fastMembers(d, i, func(name []byte, i int) int {
+	return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
 		switch string(name) {
 		case `"text"`:
 			if p.kind != partEmpty || d[i] != '"' {
@@ -313,15 +217,15 @@ func fastPart(d []byte, i int, p *part, texts *[]byte) int {
 				return -1
 			}
 			switch {
-			case hasLiteral(d, i, "true"):
+			case jsonguard.HasLiteral(d, i, "true"):
 				p.thought = true
 				return i + 4
-			case hasLiteral(d, i, "false"):
+			case jsonguard.HasLiteral(d, i, "false"):
 				return i + 5
 			}
 			return -1
 		case `"thoughtSignature"`:
-			end := fastString(d, i)
+			end := jsonguard.StrictString(d, i)
 			if !seen.once(fastSignature) || end < 0 {
 				return -1
 			}
@@ -343,7 +247,7 @@ func (p *part) fastWhole(k partKind, d []byte, i int) int {
 	if p.kind != partEmpty || d[i] != '{' {
 		return -1
 	}
-	end := fastValue(d, i, fastWholeDepth)
+	end := jsonguard.StrictValue(d, i, fastWholeDepth)
 	if end < 0 {
 		return -1
 	}
@@ -357,17 +261,17 @@ func (p *part) fastWhole(k partKind, d []byte, i int) int {
 func fastFunctionCall(d []byte, i int, fc *functionCall) int {
 	*fc = functionCall{}
 	var seen seenOnce
-	return fastMembers(d, i, func(name []byte, i int) int {
+	return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
 		switch string(name) {
 		case `"name"`:
-			end := fastString(d, i)
+			end := jsonguard.StrictString(d, i)
 			if !seen.once(1) || end < 0 {
 				return -1
 			}
 			setStr(&fc.name, d[i:end])
 			return end
 		case `"id"`:
-			end := fastString(d, i)
+			end := jsonguard.StrictString(d, i)
 			if !seen.once(2) || end < 0 {
 				return -1
 			}
@@ -377,7 +281,7 @@ func fastFunctionCall(d []byte, i int, fc *functionCall) int {
 			if !seen.once(4) || d[i] == 'n' {
 				return -1
 			}
-			end := fastValue(d, i, fastWholeDepth)
+			end := jsonguard.StrictValue(d, i, fastWholeDepth)
 			if end < 0 {
 				return -1
 			}
@@ -386,115 +290,6 @@ func fastFunctionCall(d []byte, i int, fc *functionCall) int {
 		}
 		return -1
 	})
-}
-
-// hasLiteral reports whether d holds lit at i (what follows is the
-// caller's to check).
-func hasLiteral(d []byte, i int, lit string) bool {
-	return len(d)-i >= len(lit) && string(d[i:i+len(lit)]) == lit
-}
-
-// fastUint reads the JSON integer at d[i] when it is a small non-negative
-// one without fraction or exponent (what intOf reads as itself); end is
-// -1 otherwise.
-func fastUint(d []byte, i int) (n, end int) {
-	j := i
-	for j < len(d) && d[j] >= '0' && d[j] <= '9' {
-		n = n*10 + int(d[j]-'0')
-		j++
-	}
-	if j == i || j-i > 9 || d[i] == '0' && j-i > 1 {
-		return 0, -1
-	}
-	if j < len(d) && (d[j] == '.' || d[j] == 'e' || d[j] == 'E') {
-		return 0, -1
-	}
-	return n, j
-}
-
-// fastMembers reads the object at d[i] ('{') strictly: for each member it
-// calls fn with the name literal (quotes included) and the index of the
-// value's first byte (i < len(d)); fn returns the index just past the
-// value, or -1 to decline. fastMembers returns the index just past the
-// object, or -1 when fn declined or the object is not valid JSON around
-// its values.
-func fastMembers(d []byte, i int, fn func(name []byte, i int) int) int {
-	i = fastWS(d, i+1)
-	if i < len(d) && d[i] == '}' {
-		return i + 1
-	}
-	for {
-		if i >= len(d) || d[i] != '"' {
-			return -1
-		}
-		// Every name fn takes is plain: a name with an escape declines.
-		j, escaped, ok := jsonguard.StringEnd(d, i)
-		if !ok || escaped {
-			return -1
-		}
-		name := d[i:j]
-		if i = fastWS(d, j); i >= len(d) || d[i] != ':' {
-			return -1
-		}
-		if i = fastWS(d, i+1); i >= len(d) {
-			return -1
-		}
-		if j = fn(name, i); j <= i {
-			return -1
-		}
-		if i = fastWS(d, j); i >= len(d) {
-			return -1
-		}
-		switch d[i] {
-		case ',':
-			i = fastWS(d, i+1)
-		case '}':
-			return i + 1
-		default:
-			return -1
-		}
-	}
-}
-
-// fastWS is jsonguard.SkipWS with the common cases, no whitespace or one
-// space, decided without a loop.
-func fastWS(d []byte, i int) int {
-	if i < len(d) && d[i] > ' ' {
-		return i
-	}
-	if i+1 < len(d) && d[i] == ' ' && d[i+1] > ' ' {
-		return i + 1
-	}
-	return jsonguard.SkipWS(d, i)
-}
-
-// fastElements is fastMembers for the array at d[i] ('['): fn gets the
-// index of each element's first byte.
-func fastElements(d []byte, i int, fn func(i int) int) int {
-	i = fastWS(d, i+1)
-	if i < len(d) && d[i] == ']' {
-		return i + 1
-	}
-	for {
-		if i >= len(d) {
-			return -1
-		}
-		j := fn(i)
-		if j <= i {
-			return -1
-		}
-		if i = fastWS(d, j); i >= len(d) {
-			return -1
-		}
-		switch d[i] {
-		case ',':
-			i = fastWS(d, i+1)
-		case ']':
-			return i + 1
-		default:
-			return -1
-		}
-	}
 }
 
 // seenOnce records the members an object has had, one bit each: once
