@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/jsonguard"
 )
 
 // docEnc appends the canonical text of document values (encoding/json's
@@ -22,7 +23,8 @@ type docEnc struct {
 	buf     []byte
 	scratch bytes.Buffer
 	enc     *json.Encoder
-	itemAt  [2]int // where the last event's item is in buf
+	itemAt  [2]int   // where the last event's item is in buf
+	keys    []string // anyMap's key stack
 }
 
 // fallback appends v as encoding/json indents it at depth d.
@@ -49,8 +51,26 @@ type obj struct {
 
 func (e *docEnc) open(d int) obj { return obj{e: e, d: d} }
 
-// key starts a member.
+// key starts a member named by one of the document's own member names,
+// which need no escaping (plain ASCII, written as they are).
 func (o *obj) key(k string) {
+	o.next()
+	e := o.e
+	e.buf = append(e.buf, '"')
+	e.buf = append(e.buf, k...)
+	e.buf = append(e.buf, '"', ':', ' ')
+}
+
+// quotedKey starts a member named by any string (a JSON value's key).
+func (o *obj) quotedKey(k string) {
+	o.next()
+	e := o.e
+	e.buf = appendQuoted(e.buf, k)
+	e.buf = append(e.buf, ':', ' ')
+}
+
+// next opens the object or ends the previous member, and indents.
+func (o *obj) next() {
 	e := o.e
 	if o.n == 0 {
 		e.buf = append(e.buf, '{')
@@ -59,8 +79,6 @@ func (o *obj) key(k string) {
 	}
 	o.n++
 	e.newline(o.d + 1)
-	e.buf = appendQuoted(e.buf, k)
-	e.buf = append(e.buf, ':', ' ')
 }
 
 func (o *obj) str(k, v string) {
@@ -84,9 +102,17 @@ func (o *obj) close() {
 	e.buf = append(e.buf, '}')
 }
 
+// indent is a newline and the indentation of the depths newline writes
+// in one append.
+const indent = "\n                                "
+
 func (e *docEnc) newline(d int) {
-	e.buf = append(e.buf, '\n')
-	for range d {
+	if n := 1 + 2*d; n <= len(indent) {
+		e.buf = append(e.buf, indent[:n]...)
+		return
+	}
+	e.buf = append(e.buf, indent...)
+	for range d - (len(indent)-1)/2 {
 		e.buf = append(e.buf, ' ', ' ')
 	}
 }
@@ -280,14 +306,18 @@ func (e *docEnc) anyMap(m map[string]any, d int) error {
 		e.buf = append(e.buf, "null"...)
 		return nil
 	}
-	keys := make([]string, 0, len(m))
+	// The keys go on a stack shared by the maps being written (a nested
+	// map's keys above its parent's), so that no map allocates its own.
+	base := len(e.keys)
 	for k := range m {
-		keys = append(keys, k)
+		e.keys = append(e.keys, k)
 	}
-	slices.Sort(keys)
+	slices.Sort(e.keys[base:])
+	defer func() { e.keys = e.keys[:base] }()
 	o := e.open(d)
-	for _, k := range keys {
-		o.key(k)
+	for i := base; i < base+len(m); i++ {
+		k := e.keys[i]
+		o.quotedKey(k)
 		if err := e.any(m[k], d+1); err != nil {
 			return err
 		}
@@ -319,13 +349,13 @@ const hexDigits = "0123456789abcdef"
 // invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
 func appendQuoted(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	b := stringBytes(s)
 	start := 0
 	for i := 0; i < len(s); {
+		if i = jsonguard.PlainEnd(b, i); i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '\\', '"':

@@ -206,3 +206,15 @@ func TestDocEncMatchesEncodingJSON(t *testing.T) {
 		}
 	})
 }
+
+// TestNewline: every depth is a newline and two spaces per level, past
+// the indentation newline writes in one append too.
+func TestNewline(t *testing.T) {
+	for d := range 3 * len(indent) {
+		var e docEnc
+		e.newline(d)
+		if want := "\n" + strings.Repeat("  ", d); string(e.buf) != want {
+			t.Fatalf("depth %d: %q, want %q", d, e.buf, want)
+		}
+	}
+}

@@ -210,7 +210,9 @@ func (dw *DocumentWriter) Event(ev *Event) error {
 	if dw.err != nil {
 		return dw.err
 	}
-	dw.e.buf = append(dw.e.buf[:0], before...)
+	// Events gather in e.buf and go to bw more than its size at a time,
+	// which bufio then writes through without copying them.
+	dw.e.buf = append(dw.e.buf, before...)
 	if dw.err = dw.e.event(ev, 2); dw.err != nil {
 		return dw.err
 	}
@@ -221,8 +223,18 @@ func (dw *DocumentWriter) Event(ev *Event) error {
 			return dw.err
 		}
 	}
-	_, dw.err = dw.bw.Write(dw.e.buf)
+	if len(dw.e.buf) > dw.bw.Size() {
+		dw.flushEvents()
+	}
 	return dw.err
+}
+
+// flushEvents writes the events gathered in e.buf to bw.
+func (dw *DocumentWriter) flushEvents() {
+	if len(dw.e.buf) > 0 && dw.err == nil {
+		_, dw.err = dw.bw.Write(dw.e.buf)
+	}
+	dw.e.buf = dw.e.buf[:0]
 }
 
 // response appends resp at depth 1, with DocResponse's members in order.
@@ -282,6 +294,7 @@ func (e *docEnc) response(r *DocResponse, items *spool, w io.Writer) error {
 // Close writes the response and the violations, ending the document, and
 // flushes it.
 func (dw *DocumentWriter) Close(resp *DocResponse, violations []adaptertest.Violation) error {
+	dw.flushEvents()
 	switch dw.state {
 	case docNoEvents:
 		dw.bw.WriteString("  \"events\": [],\n")

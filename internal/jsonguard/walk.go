@@ -182,6 +182,12 @@ func AppendLiteral(dst, b []byte, i int) (out []byte, end int, ok bool) {
 	}
 }
 
+// PlainEnd returns the index of the first byte at or after i that is not
+// plain ASCII inside a string literal (a quote, a backslash, a control
+// byte or a byte >= 0x80), or len(b): the run a JSON string encoder copies
+// as it is.
+func PlainEnd(b []byte, i int) int { return plainEnd(b, i) }
+
 // plainEnd returns the index of the first byte at or after i that is not
 // plain ASCII inside a string literal (a quote, a backslash, a control
 // byte or a byte >= 0x80), or len(b). It looks at eight bytes at a time.
