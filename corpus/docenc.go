@@ -18,8 +18,10 @@ import (
 // buf, by hand for the values a long run is made of (events, transcript
 // items, JSON values decoded into any) and through encoding/json for the
 // rest (fallback), so that its bytes are encoding/json's for every value
-// (TestDocEncMatchesEncodingJSON).
+// (TestDocEncMatchesEncodingJSON). With compact set, the text is
+// encoding/json's without indentation (Marshal's), for JSON lines.
 type docEnc struct {
+	compact bool
 	buf     []byte
 	scratch bytes.Buffer
 	enc     *json.Encoder
@@ -34,7 +36,11 @@ func (e *docEnc) fallback(v any, d int) error {
 		e.enc.SetEscapeHTML(false)
 	}
 	e.scratch.Reset()
-	e.enc.SetIndent(strings.Repeat("  ", d), "  ")
+	if e.compact {
+		e.enc.SetIndent("", "")
+	} else {
+		e.enc.SetIndent(strings.Repeat("  ", d), "  ")
+	}
 	if err := e.enc.Encode(v); err != nil {
 		return err
 	}
@@ -58,7 +64,10 @@ func (o *obj) key(k string) {
 	e := o.e
 	e.buf = append(e.buf, '"')
 	e.buf = append(e.buf, k...)
-	e.buf = append(e.buf, '"', ':', ' ')
+	e.buf = append(e.buf, '"', ':')
+	if !e.compact {
+		e.buf = append(e.buf, ' ')
+	}
 }
 
 // quotedKey starts a member named by any string (a JSON value's key).
@@ -66,7 +75,10 @@ func (o *obj) quotedKey(k string) {
 	o.next()
 	e := o.e
 	e.buf = appendQuoted(e.buf, k)
-	e.buf = append(e.buf, ':', ' ')
+	e.buf = append(e.buf, ':')
+	if !e.compact {
+		e.buf = append(e.buf, ' ')
+	}
 }
 
 // next opens the object or ends the previous member, and indents.
@@ -107,6 +119,9 @@ func (o *obj) close() {
 const indent = "\n                                "
 
 func (e *docEnc) newline(d int) {
+	if e.compact {
+		return
+	}
 	if n := 1 + 2*d; n <= len(indent) {
 		e.buf = append(e.buf, indent[:n]...)
 		return

@@ -218,3 +218,39 @@ func TestNewline(t *testing.T) {
 		}
 	}
 }
+
+// TestEventLinesMatchEncodingJSON: EventLines writes encoding/json's
+// compact text (no HTML escaping) and a newline for random events, and
+// fails, leaving dst as it was, where encoding/json fails.
+func TestEventLinesMatchEncodingJSON(t *testing.T) {
+	var l EventLines
+	rapid.Check(t, func(t *rapid.T) {
+		var ev Event
+		switch rapid.IntRange(0, 2).Draw(t, "what") {
+		case 0:
+			ev.Stream = randomPayload(t)
+		case 1:
+			it := randomItem(t)
+			ev.Item = &it
+		default:
+			ev.RunEvent = &driver.RunEvent{Type: driver.RunEventType(oddString(t, "type")), Text: oddString(t, "text"), Data: jsonMap(t, 0)}
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		werr := enc.Encode(&ev)
+		got, err := l.Append([]byte("prev\n"), &ev)
+		if (werr == nil) != (err == nil) {
+			t.Fatalf("encoding/json error %v, EventLines error %v", werr, err)
+		}
+		if err != nil {
+			if string(got) != "prev\n" {
+				t.Fatalf("dst changed on error: %q", got)
+			}
+			return
+		}
+		if string(got) != "prev\n"+b.String() {
+			t.Fatalf("line:\n got %q\nwant %q", got[5:], b.String())
+		}
+	})
+}

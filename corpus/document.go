@@ -373,3 +373,24 @@ func newDocResponse(resp driver.Response, stdoutBytes int, stdoutSHA256 string, 
 func capabilityOf(c driver.StreamCapability) Capability {
 	return Capability{Native: c.Native, TokenLevel: c.TokenLevel, Reasoning: c.Reasoning, ToolCallArgs: c.ToolCallArgs, HITL: c.HITL, Finish: c.Finish}
 }
+
+// EventLines encodes events as JSON lines: each event's text as
+// encoding/json marshals it (no indentation, no HTML escaping) and a
+// newline, the lines of `agentwire parse --format jsonl`. The zero value
+// is ready to use; it is not safe for concurrent use.
+type EventLines struct{ e docEnc }
+
+// Append appends the line of ev to dst and returns the extended slice.
+// On an error (a value encoding/json cannot encode, such as a NaN) dst is
+// returned as it was.
+func (l *EventLines) Append(dst []byte, ev *Event) ([]byte, error) {
+	l.e.compact = true
+	l.e.buf = dst
+	err := l.e.event(ev, 0)
+	out := l.e.buf
+	l.e.buf = nil
+	if err != nil {
+		return dst, err
+	}
+	return append(out, '\n'), nil
+}

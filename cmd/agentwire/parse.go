@@ -125,7 +125,7 @@ func runParse(e *env, args []string) int {
 				werr = err
 			}
 		case *format == "jsonl":
-			jw.write(ev)
+			jw.event(&ev)
 		case live:
 			eventLine(out, p, i, at, ev)
 		default:
@@ -166,19 +166,33 @@ func runParse(e *env, args []string) int {
 // consumer reads each as it comes), without HTML escaping, as the JSON
 // document does.
 type jsonLines struct {
+	w    io.Writer
 	enc  *json.Encoder
+	ev   corpus.EventLines
+	line []byte
 	werr error
 }
 
 func newJSONLines(w io.Writer) *jsonLines {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return &jsonLines{enc: enc}
+	return &jsonLines{w: w, enc: enc}
 }
 
 func (j *jsonLines) write(v any) {
 	if j.werr == nil {
 		j.werr = j.enc.Encode(v)
+	}
+}
+
+// event writes one event's line (corpus.EventLines: encoding/json's
+// bytes, by hand).
+func (j *jsonLines) event(ev *corpus.Event) {
+	if j.werr != nil {
+		return
+	}
+	if j.line, j.werr = j.ev.Append(j.line[:0], ev); j.werr == nil {
+		_, j.werr = j.w.Write(j.line)
 	}
 }
 
