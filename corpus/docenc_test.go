@@ -141,6 +141,22 @@ func randomItem(t *rapid.T) driver.TranscriptItem {
 	return it
 }
 
+// randomEvent draws an event of each kind: a payload, an item or a run
+// event.
+func randomEvent(t *rapid.T) Event {
+	var ev Event
+	switch rapid.IntRange(0, 2).Draw(t, "event") {
+	case 0:
+		ev.Stream = randomPayload(t)
+	case 1:
+		it := randomItem(t)
+		ev.Item = &it
+	default:
+		ev.RunEvent = &driver.RunEvent{Type: driver.RunEventType(oddString(t, "type")), Text: oddString(t, "text"), Data: jsonMap(t, 0)}
+	}
+	return ev
+}
+
 // want is encoding/json's text of v indented at depth d, as Encode wrote
 // it before docEnc (the "" error when it fails).
 func want(v any, d int) (string, bool) {
@@ -160,17 +176,8 @@ func want(v any, d int) (string, bool) {
 // fails (a NaN).
 func TestDocEncMatchesEncodingJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var ev Event
-		var resp DocResponse
-		switch rapid.IntRange(0, 3).Draw(t, "what") {
-		case 0:
-			ev.Stream = randomPayload(t)
-		case 1:
-			it := randomItem(t)
-			ev.Item = &it
-		case 2:
-			ev.RunEvent = &driver.RunEvent{Type: driver.RunEventType(oddString(t, "type")), Text: oddString(t, "text"), Data: jsonMap(t, 0)}
-		default:
+		if rapid.IntRange(0, 3).Draw(t, "what") == 3 {
+			var resp DocResponse
 			n := rapid.IntRange(-1, 3).Draw(t, "items")
 			if n >= 0 {
 				resp.Transcript = []driver.TranscriptItem{}
@@ -195,6 +202,7 @@ func TestDocEncMatchesEncodingJSON(t *testing.T) {
 			}
 			return
 		}
+		ev := randomEvent(t)
 		var e docEnc
 		err := e.event(&ev, 2)
 		w, ok := want(&ev, 2)
@@ -225,16 +233,7 @@ func TestNewline(t *testing.T) {
 func TestEventLinesMatchEncodingJSON(t *testing.T) {
 	var l EventLines
 	rapid.Check(t, func(t *rapid.T) {
-		var ev Event
-		switch rapid.IntRange(0, 2).Draw(t, "what") {
-		case 0:
-			ev.Stream = randomPayload(t)
-		case 1:
-			it := randomItem(t)
-			ev.Item = &it
-		default:
-			ev.RunEvent = &driver.RunEvent{Type: driver.RunEventType(oddString(t, "type")), Text: oddString(t, "text"), Data: jsonMap(t, 0)}
-		}
+		ev := randomEvent(t)
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
