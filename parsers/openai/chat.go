@@ -91,6 +91,8 @@ func (p *Parser) choice(idx int) *cChoice {
 type chatTop struct {
 	id, model, choices, usage, errv, xgroq, fingerprint, tier []byte
 	hasChoices                                                bool
+	// fast says the choices were read by fastChunk, into Parser.fast.
+	fast bool
 }
 
 // member reads one top-level member (name unescaped); the last of
@@ -165,7 +167,13 @@ func (p *Parser) chatChunkOf(f sse.Frame, t *chatTop) error {
 	usage, errv, xgroq, hasChoices := t.usage, t.errv, t.xgroq, t.hasChoices
 	n := 0
 	var err error
-	if a, ok := array(t.choices); ok {
+	if t.fast {
+		for i := range p.fast {
+			if n++; err == nil {
+				err = p.fastChoice(f, &p.fast[i])
+			}
+		}
+	} else if a, ok := array(t.choices); ok {
 		for el, ok := a.next(); ok && err == nil; el, ok = a.next() {
 			n++
 			if c, isObj := object(el); isObj {
@@ -263,6 +271,24 @@ func (p *Parser) chatChoice(f sse.Frame, o *obj) error {
 	return nil
 }
 
+// fastChoice handles one element of choices as fastChunk read it: what
+// chatChoice does with a choice of index, delta and finish_reason (and
+// members it does not read) in any order.
+func (p *Parser) fastChoice(f sse.Frame, c *fastChoice) error {
+	ch := p.choice(c.index)
+	if c.hasDelta {
+		if err := p.delta(ch, &c.delta); err != nil {
+			return err
+		}
+	}
+	if isString(c.finish) {
+		if r := str(c.finish); r != "" {
+			return p.choiceFinish(ch, r, f)
+		}
+	}
+	return nil
+}
+
 // contentFilter keeps a choice's content_filter_results (Azure OpenAI,
 // on every chunk, {} on the first): each value once while it repeats, on
 // the choice's assistant item (Data["content_filter_results"]); a value in
@@ -287,32 +313,54 @@ func (p *Parser) contentFilter(ch *cChoice, v []byte) error {
 	return nil
 }
 
+// cDelta is the members of a choice's delta the parser reads, as their
+// exact bytes (the last of duplicates wins).
+type cDelta struct {
+	content, refusal, reasoning, reasoningAlt, calls, fcall, annots []byte
+}
+
+// field returns the member of d that a delta member of this name
+// (unescaped) is read into, or nil for a name the parser does not read.
+func (d *cDelta) field(key []byte) *[]byte {
+	switch string(key) {
+	case "content":
+		return &d.content
+	case "refusal":
+		return &d.refusal
+	case "reasoning_content":
+		return &d.reasoning
+	case "reasoning":
+		return &d.reasoningAlt
+	case "tool_calls":
+		return &d.calls
+	case "function_call":
+		return &d.fcall
+	case "annotations":
+		return &d.annots
+	}
+	return nil
+}
+
 // chatDelta handles a choice's delta.
 func (p *Parser) chatDelta(ch *cChoice, o *obj) error {
-	var content, refusal, reasoning, reasoningAlt, calls, fcall, annots []byte
+	var d cDelta
 	for o.next() {
-		switch string(o.key) {
-		case "content":
-			content = o.v()
-		case "refusal":
-			refusal = o.v()
-		case "reasoning_content":
-			reasoning = o.v()
-		case "reasoning":
-			reasoningAlt = o.v()
-		case "tool_calls":
-			calls = o.v()
-		case "function_call":
-			fcall = o.v()
-		case "annotations":
-			annots = o.v()
+		if f := d.field(o.key); f != nil {
+			*f = o.v()
 		}
 	}
+	return p.delta(ch, &d)
+}
+
+// delta handles the members of a choice's delta, read by chatDelta or by
+// the fast path (fastChunk).
+func (p *Parser) delta(ch *cChoice, dm *cDelta) error {
+	content, refusal, reasoning, calls, fcall, annots := dm.content, dm.refusal, dm.reasoning, dm.calls, dm.fcall, dm.annots
 	// reasoning_content (DeepSeek, vLLM, Qwen) wins over reasoning
 	// (OpenRouter, Groq, Ollama): a provider that sends both sends the same
 	// text twice.
 	if !isString(reasoning) {
-		reasoning = reasoningAlt
+		reasoning = dm.reasoningAlt
 	}
 	if d, ok := strBytes(reasoning, &p.buf); ok && len(d) > 0 {
 		if err := p.chatReasoning(ch, d); err != nil {

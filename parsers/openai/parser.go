@@ -115,6 +115,10 @@ type Options struct {
 	// Parse), and it is outside the driver contract, which wants the exact
 	// bytes there. Feed and Finish ignore it.
 	DiscardStdout bool
+
+	// fullPath turns the Chat chunk fast path off, for the tests that
+	// hold the two paths to the same result (FuzzChatFast).
+	fullPath bool
 }
 
 // Capability is the parser's StreamCapability, whatever the options and
@@ -173,6 +177,9 @@ type Parser struct {
 	// by ctopMember (see checkChunk).
 	ctop       chatTop
 	ctopMember func(name, v []byte)
+	// fast is the choices of the Chat chunk being handled when fastChunk
+	// read it (ctop.fast set).
+	fast []fastChoice
 
 	r responsesState
 	c chatState
@@ -257,6 +264,10 @@ func (p *Parser) Feed(f sse.Frame) error {
 		}
 		return p.responsesEventOf(f, &ev)
 	case p.format == Chat && data[i] == '{':
+		if !p.opts.fullPath && p.fastChunk(data) {
+			p.ctop.fast = true
+			return p.chatChunkOf(f, &p.ctop)
+		}
 		t, err := p.checkChunk(data)
 		if err != nil {
 			return p.malformedEvent(f, "invalid JSON: "+err.Error())
