@@ -24,6 +24,15 @@ func StrictMembers(b []byte, i int, fn func(name []byte, i int) int) int {
 	if i < len(b) && b[i] == '}' {
 		return i + 1
 	}
+	return StrictMembersFrom(b, i, fn)
+}
+
+// StrictMembersFrom is StrictMembers from the middle of an object: b[i]
+// is where a member's name must start, after the opening brace or a
+// separating comma (and whitespace) that the caller read. It lets a
+// caller that knows the members before i valid (the same bytes as an
+// object it read before) go on without reading them again.
+func StrictMembersFrom(b []byte, i int, fn func(name []byte, i int) int) int {
 	for {
 		if i >= len(b) || b[i] != '"' {
 			return -1

@@ -7,7 +7,8 @@ import (
 
 // FuzzStrict holds the strict readers to Check: a value StrictValue takes
 // at a given depth is one Check accepts at that depth, ending at the same
-// place; and on input without a backslash (so no escaped member name) a
+// place (StrictMembersFrom, from any of an object's member names, ends
+// there too); and on input without a backslash (so no escaped member name) a
 // value Check accepts is one StrictValue takes.
 func FuzzStrict(f *testing.F) {
 	for _, s := range []string{
@@ -35,6 +36,16 @@ func FuzzStrict(f *testing.F) {
 			if SkipWS(b, end) == len(b) && whole != nil {
 				t.Fatalf("StrictValue took all of %q (depth %d), Check: %v", b, depth, whole)
 			}
+		}
+		if end >= 0 && b[i] == '{' {
+			// Going on from any member's name gives the same end.
+			_ = StrictMembers(b, i, func(name []byte, j int) int {
+				at := cap(b) - cap(name)
+				if got := StrictMembersFrom(b, at, func(_ []byte, j int) int { return StrictValue(b, j, depth-1) }); got != end {
+					t.Fatalf("StrictMembersFrom(%q, %d) = %d, StrictValue = %d", b, at, got, end)
+				}
+				return StrictValue(b, j, depth-1)
+			})
 		}
 		if whole == nil && bytes.IndexByte(b, '\\') < 0 && (depth > 0 || (b[i] != '{' && b[i] != '[')) {
 			if end < 0 || SkipWS(b, end) != len(b) {
