@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"bytes"
+
 	"github.com/agentwire/agentwire/internal/jsonguard"
 )
 
@@ -56,18 +58,36 @@ const (
 	fcFinish
 )
 
+// fastMemo is the envelope of the last chunk fastChunk read up to its
+// choices: every chunk of a stream repeats id, object, created, model,
+// service_tier and system_fingerprint byte for byte before the choices,
+// so a chunk that starts with the same bytes is read from its choices on
+// (jsonguard.StrictMembersFrom), with the members before as they were
+// read then. The members before the choices were validated and read
+// before the choices were reached, so the memo holds even when the chunk
+// was then declined.
+type fastMemo struct {
+	prefix []byte  // the chunk's bytes up to the name "choices"
+	top    chatTop // the members read before it, slices of prefix
+	seen   uint    // their duplicate-check bits
+}
+
 // fastChunk fills p.ctop and p.fast from the chunk data d as checkChunk
 // and the walk of its choices would; it reports false (p.ctop and p.fast
 // then unspecified) when it declines.
 func (p *Parser) fastChunk(d []byte) bool {
-	t := &p.ctop
-	*t = chatTop{}
-	p.fast = p.fast[:0]
-	i := jsonguard.SkipWS(d, 0)
-	if i >= len(d) || d[i] != '{' {
-		return false
+	if m := &p.fmemo; len(m.prefix) > 0 && bytes.HasPrefix(d, m.prefix) && p.fastRead(d, len(m.prefix), m.top, m.seen) {
+		return true
 	}
-	var seen uint
+	return p.fastRead(d, -1, chatTop{}, 0)
+}
+
+// fastRead is fastChunk from the top of d (from < 0), or from the member
+// name at d[from] with top and seen the reading of the members before it.
+func (p *Parser) fastRead(d []byte, from int, top chatTop, seen uint) bool {
+	t := &p.ctop
+	*t = top
+	p.fast = p.fast[:0]
 	once := func(bit uint) bool {
 		if seen&bit != 0 {
 			return false
@@ -85,7 +105,7 @@ func (p *Parser) fastChunk(d []byte) bool {
 		}
 		return end
 	}
-	end := jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
+	member := func(name []byte, i int) int {
 		switch string(name) {
 		case `"id"`:
 			return keep(&t.id, fcID, i)
@@ -102,6 +122,9 @@ func (p *Parser) fastChunk(d []byte) bool {
 		case `"service_tier"`:
 			return keep(&t.tier, fcTier, i)
 		case `"choices"`:
+			if from < 0 {
+				p.remember(d, cap(d)-cap(name), seen)
+			}
 			if !once(fcChoices) || d[i] != '[' {
 				return -1
 			}
@@ -120,8 +143,36 @@ func (p *Parser) fastChunk(d []byte) bool {
 		// A member the parser does not read (object, created, obfuscation,
 		// ...): validated, skipped.
 		return jsonguard.StrictValue(d, i, fastDepth)
-	})
+	}
+	var end int
+	if from >= 0 {
+		end = jsonguard.StrictMembersFrom(d, from, member)
+	} else {
+		i := jsonguard.SkipWS(d, 0)
+		if i >= len(d) || d[i] != '{' {
+			return false
+		}
+		end = jsonguard.StrictMembers(d, i, member)
+	}
 	return end >= 0 && jsonguard.SkipWS(d, end) == len(d)
+}
+
+// remember makes d[:at], the bytes before the name "choices", the memo's
+// prefix, with p.ctop and seen as read so far (all slices of d[:at]).
+func (p *Parser) remember(d []byte, at int, seen uint) {
+	m := &p.fmemo
+	m.prefix = append(m.prefix[:0], d[:at]...)
+	m.seen = seen
+	in := func(v []byte) []byte {
+		if v == nil {
+			return nil
+		}
+		off := cap(d) - cap(v) // v is d[off:off+len(v)]
+		return m.prefix[off : off+len(v) : off+len(v)]
+	}
+	t := &p.ctop
+	m.top = chatTop{id: in(t.id), model: in(t.model), usage: in(t.usage), errv: in(t.errv),
+		xgroq: in(t.xgroq), fingerprint: in(t.fingerprint), tier: in(t.tier)}
 }
 
 // fastChoiceAt reads the choice object at d[i] into c as chatChoice would;

@@ -97,6 +97,41 @@ func TestChatFastDeclines(t *testing.T) {
 	}
 }
 
+// TestChatFastMemo checks the envelope memo: a chunk that repeats the
+// last one's bytes up to its choices is read from there with the members
+// before as they were (a duplicate of one of them still declines), and a
+// chunk that does not is read whole.
+func TestChatFastMemo(t *testing.T) {
+	var p Parser
+	env := `{"id":"a","model":"m","choices":`
+	for _, c := range []struct {
+		chunk string
+		take  bool
+	}{
+		{env + `[{"index":0,"delta":{"content":"x"}}]}`, true},
+		{env + `[{"index":0,"delta":{"content":"y"}}],"id":"b"}`, false},
+		{env + `[{"index":0,"delta":{"content":"z"}}],"usage":{"prompt_tokens":1}}`, true},
+		{env + `{}}`, false},
+		{env + `[]`, false},
+		{`{"id":"a","model":"n","choices":[]}`, true},
+		{env + `[]}`, true},
+	} {
+		if got := p.fastChunk([]byte(c.chunk)); got != c.take {
+			t.Fatalf("fastChunk(%s) = %v", c.chunk, got)
+		}
+		if c.take && (string(p.ctop.id) != `"a"` || p.ctop.model == nil) {
+			t.Fatalf("fastChunk(%s): id %s model %s", c.chunk, p.ctop.id, p.ctop.model)
+		}
+	}
+	if string(p.fmemo.prefix) != env[:len(env)-len(`"choices":`)] {
+		t.Errorf("memo prefix %q", p.fmemo.prefix)
+	}
+	sameWithoutFast(t, chatLines([]byte(`{"id":"a","model":"m","choices":[{"index":0,"delta":{"content":"x"}}]}
+{"id":"a","model":"m","choices":[{"index":0,"delta":{"content":"y"}}],"model":"b"}
+{"id":"a","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":1}}
+[DONE]`)))
+}
+
 // FuzzChatFast holds the Chat fast path to the full path (jsonguard's
 // validating pass and the walk): a stream of chunks, one per line of the
 // input, gives the same result either way.

@@ -179,7 +179,8 @@ type Parser struct {
 	ctopMember func(name, v []byte)
 	// fast is the choices of the Chat chunk being handled when fastChunk
 	// read it (ctop.fast set).
-	fast []fastChoice
+	fast  []fastChoice
+	fmemo fastMemo
 
 	r responsesState
 	c chatState
