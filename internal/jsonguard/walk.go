@@ -29,24 +29,15 @@ func ValueEnd(b []byte, i int) int {
 // StringEnd validates the string literal whose opening quote is b[i], as
 // [Check] does (escapes well formed, no control character, terminated),
 // and returns the index just past its closing quote and whether it holds
-// an escape. ok is false for an invalid literal. It scans eight or sixteen
-// bytes at a time, like Check.
+// an escape. ok is false for an invalid literal. It finds the bytes it
+// must look at (a quote, a backslash, a control byte) as plainEnd does:
+// the first eight in line, then sixteen at a time.
 func StringEnd(b []byte, i int) (end int, escaped, ok bool) {
 	i++
 	for {
-		// Each word's mask is computed once: the lowest marked byte is
-		// the first special one.
-		for i+16 <= len(b) {
-			if m := strSpecialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				goto special
-			}
-			if m := strSpecialMask(binary.LittleEndian.Uint64(b[i+8:])); m != 0 {
-				i += 8 + bits.TrailingZeros64(m)>>3
-				goto special
-			}
-			i += 16
-		}
+		// The first word in line: most strings, and most runs between
+		// escapes, end within it, where a call would cost more than the
+		// scan.
 		if i+8 <= len(b) {
 			if m := strSpecialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
@@ -54,8 +45,8 @@ func StringEnd(b []byte, i int) (end int, escaped, ok bool) {
 			}
 			i += 8
 		}
-		for i < len(b) && !strSpecial[b[i]] {
-			i++
+		if i < len(b) {
+			i += indexSpecial(b[i:], false)
 		}
 	special:
 		if i >= len(b) {
@@ -102,16 +93,28 @@ func AppendString(dst, lit []byte) []byte {
 // StringEnd does and appends its decoded contents to dst exactly as
 // AppendString(dst, b[i:end]) does (escapes resolved, invalid UTF-8 and
 // lone surrogates replaced by U+FFFD), returning the extended dst and the
-// index just past the closing quote. Runs of plain ASCII are found eight
-// bytes at a time and appended whole; only escapes and non-ASCII bytes are
-// looked at one by one. ok is false for an invalid literal: out is then
-// dst (bytes past its length may have been written).
+// index just past the closing quote. Runs of plain ASCII are found as
+// plainEnd finds them and appended whole; only escapes and
+// non-ASCII bytes are looked at one by one. ok is false for an invalid
+// literal: out is then dst (bytes past its length may have been written).
 func AppendLiteral(dst, b []byte, i int) (out []byte, end int, ok bool) {
 	n0 := len(dst)
 	i++
 	s := i // the start of the run not yet appended
 	for {
-		i = plainEnd(b, i)
+		// plainEnd in line (see StringEnd).
+		if i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			if m := strSpecialMask(x) | x&highs; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto special
+			}
+			i += 8
+		}
+		if i < len(b) {
+			i += indexSpecial(b[i:], true)
+		}
+	special:
 		if i >= len(b) {
 			return dst[:n0], 0, false
 		}
@@ -168,16 +171,18 @@ func AppendLiteral(dst, b []byte, i int) (out []byte, end int, ok bool) {
 		case c < 0x20:
 			return dst[:n0], 0, false
 		default:
-			// Non-ASCII: a valid sequence stays in the run, an invalid
-			// byte becomes U+FFFD (utf8.DecodeRune's reading, which is
-			// AppendValidUTF8's).
-			r, n := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && n == 1 {
-				dst = append(dst, b[s:i]...)
-				dst = append(dst, "\uFFFD"...)
-				s = i + 1
+			// Non-ASCII, to the next ASCII byte: a valid sequence stays
+			// in the run, an invalid byte becomes U+FFFD (utf8.DecodeRune's
+			// reading, which is AppendValidUTF8's).
+			for i < len(b) && b[i] >= utf8.RuneSelf {
+				r, n := utf8.DecodeRune(b[i:])
+				if r == utf8.RuneError && n == 1 {
+					dst = append(dst, b[s:i]...)
+					dst = append(dst, "\uFFFD"...)
+					s = i + 1
+				}
+				i += n
 			}
-			i += n
 		}
 	}
 }
@@ -190,10 +195,12 @@ func PlainEnd(b []byte, i int) int { return plainEnd(b, i) }
 
 // plainEnd returns the index of the first byte at or after i that is not
 // plain ASCII inside a string literal (a quote, a backslash, a control
-// byte or a byte >= 0x80), or len(b). It looks at eight bytes at a time.
+// byte or a byte >= 0x80), or len(b) (i when i >= len(b)). The first
+// eight bytes are looked at in line (most names and deltas end there, and
+// a call would cost more than the scan), the rest sixteen at a time
+// (indexSpecial: SSE2 on amd64).
 func plainEnd(b []byte, i int) int {
-	const highs = 0x8080808080808080
-	for i+8 <= len(b) {
+	if i+8 <= len(b) {
 		// strSpecialMask marks quotes, backslashes and control bytes,
 		// x&highs the bytes >= 0x80: the lowest mark of either is exact.
 		x := binary.LittleEndian.Uint64(b[i:])
@@ -202,8 +209,12 @@ func plainEnd(b []byte, i int) int {
 		}
 		i += 8
 	}
-	for i < len(b) && !strSpecial[b[i]] && b[i] < utf8.RuneSelf {
-		i++
+	if i < len(b) {
+		i += indexSpecial(b[i:], true)
 	}
 	return i
 }
+
+// highs marks the top bit of each of a word's eight bytes: x&highs marks
+// the bytes >= 0x80.
+const highs = 0x8080808080808080
