@@ -121,7 +121,7 @@ func (k *Checker) Emit(ev driver.RunEvent) error {
 		k.n++
 	}
 	k.run.noItems = k.DiscardTranscript
-	k.run.event(k.events, ev)
+	k.run.event(k.events, &ev)
 	k.events++
 	return nil
 }
@@ -141,8 +141,8 @@ func (k *Checker) EmitStream(p driver.StreamPayload) error {
 	k.n++
 	if k.streaming {
 		k.stream.c.at = at
-		k.stream.feed(k.payloads, p)
-		k.fin.payload(k.payloads, p, at)
+		k.stream.feed(k.payloads, &p)
+		k.fin.payload(k.payloads, &p, at)
 	}
 	k.payloads++
 	return nil

@@ -12,7 +12,7 @@ import (
 // successful run of a Finish-reporting protocol that reports none.
 
 // checkFinishPayload applies the FIN rules to payload i of a stream.
-func (s *streamState) checkFinishPayload(i int, p driver.StreamPayload) {
+func (s *streamState) checkFinishPayload(i int, p *driver.StreamPayload) {
 	c := &s.c
 	if p.Finish != nil {
 		if !p.Finish.Reason.Valid() {
@@ -75,8 +75,8 @@ func checkFinishResponse(c *collector, resp driver.Response) {
 // are CheckStream's and CheckResponse's.
 func CheckFinish(capability driver.StreamCapability, payloads []driver.StreamPayload, resp driver.Response) Violations {
 	f := finishState{terminal: -1}
-	for i, p := range payloads {
-		f.payload(i, p, Place{})
+	for i := range payloads {
+		f.payload(i, &payloads[i], Place{})
 	}
 	var c collector
 	f.check(&c, capability, resp)
@@ -92,7 +92,7 @@ type finishState struct {
 	place    Place
 }
 
-func (f *finishState) payload(i int, p driver.StreamPayload, at Place) {
+func (f *finishState) payload(i int, p *driver.StreamPayload, at Place) {
 	if p.Kind.IsTerminal() {
 		f.terminal, f.kind, f.finish, f.place = i, p.Kind, p.Finish, at
 	}

@@ -28,7 +28,13 @@ func sameItem(a, b *driver.TranscriptItem) bool {
 		sameRef(a.Input, b.Input) && a.IsError == b.IsError && a.Model == b.Model && a.SessionID == b.SessionID &&
 		a.Usage == b.Usage && a.CostUSD == b.CostUSD && a.Subtype == b.Subtype &&
 		len(a.Errors) == len(b.Errors) && unsafe.SliceData(a.Errors) == unsafe.SliceData(b.Errors) &&
-		sameRef(a.Metadata, b.Metadata) && sameRef(a.Data, b.Data)
+		sameMap(a.Metadata, b.Metadata) && sameMap(a.Data, b.Data)
+}
+
+// sameMap reports whether a and b are the same map (both nil, or one
+// reference), without reflect: a map value is one pointer.
+func sameMap[K comparable, V any](a, b map[K]V) bool {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&a)) == *(*unsafe.Pointer)(unsafe.Pointer(&b))
 }
 
 // sameRef reports whether x and y are the same value of one type: the same
@@ -38,6 +44,14 @@ func sameItem(a, b *driver.TranscriptItem) bool {
 func sameRef(x, y any) bool {
 	if x == nil || y == nil {
 		return x == nil && y == nil
+	}
+	switch a := x.(type) {
+	case map[string]any: // a decoded JSON object, the usual Input
+		b, ok := y.(map[string]any)
+		return ok && sameMap(a, b)
+	case string:
+		b, ok := y.(string)
+		return ok && a == b
 	}
 	vx, vy := reflect.ValueOf(x), reflect.ValueOf(y)
 	if vx.Type() != vy.Type() {
@@ -60,8 +74,8 @@ func sameRef(x, y any) bool {
 // other. It is a Checker given the events alone.
 func CheckRun(events []driver.RunEvent, resp driver.Response) Violations {
 	var r runState
-	for i, ev := range events {
-		r.event(i, ev)
+	for i := range events {
+		r.event(i, &events[i])
 	}
 	r.finish(resp)
 	return r.c.out
@@ -80,7 +94,7 @@ type runState struct {
 	noItems  bool // RUN-04 is not judged (Checker.DiscardTranscript)
 }
 
-func (r *runState) event(i int, ev driver.RunEvent) {
+func (r *runState) event(i int, ev *driver.RunEvent) {
 	c := &r.c
 	if ev.Seq != 0 {
 		c.add("RUN-03", i, "%s event sets Seq %d; the host assigns it", ev.Type, ev.Seq)
@@ -107,7 +121,7 @@ func (r *runState) event(i int, ev driver.RunEvent) {
 			c.add("RUN-02", i, "item event without an Item")
 			return
 		}
-		checkItem(c, i, *ev.Item)
+		checkItem(c, i, ev.Item)
 		if r.noItems {
 			return
 		}
@@ -168,8 +182,8 @@ func sameDigest(h hash.Hash, s string) bool {
 // violations carry the item index.
 func CheckTranscript(items []driver.TranscriptItem) Violations {
 	var c collector
-	for i, it := range items {
-		checkItem(&c, i, it)
+	for i := range items {
+		checkItem(&c, i, &items[i])
 	}
 	return c.out
 }
@@ -180,7 +194,7 @@ var textRequired = map[driver.TranscriptKind]bool{
 	driver.TranscriptSummary: true, driver.TranscriptQuestion: true, driver.TranscriptFailure: true,
 }
 
-func checkItem(c *collector, i int, it driver.TranscriptItem) {
+func checkItem(c *collector, i int, it *driver.TranscriptItem) {
 	switch it.Kind {
 	case driver.TranscriptToolCall:
 		if it.ToolName == "" {

@@ -19,8 +19,8 @@ import (
 // reasoning ids are separate namespaces. Custom kinds obey ordering only.
 func CheckStream(capability driver.StreamCapability, payloads []driver.StreamPayload) Violations {
 	s := newStreamState(capability)
-	for i, p := range payloads {
-		s.feed(i, p)
+	for i := range payloads {
+		s.feed(i, &payloads[i])
 	}
 	s.finish()
 	return s.c.out
@@ -69,7 +69,7 @@ func newStreamState(capability driver.StreamCapability) *streamState {
 	}
 }
 
-func (s *streamState) feed(i int, p driver.StreamPayload) {
+func (s *streamState) feed(i int, p *driver.StreamPayload) {
 	c := &s.c
 	// Envelope rules hold for every payload, wherever it stands.
 	if p.Role != driver.RoleAssistant {
@@ -148,7 +148,7 @@ func (s *streamState) feed(i int, p driver.StreamPayload) {
 
 // checkCapability applies the hard negative rules, reporting the first
 // offence of each family.
-func (s *streamState) checkCapability(i int, p driver.StreamPayload) {
+func (s *streamState) checkCapability(i int, p *driver.StreamPayload) {
 	family := ""
 	switch p.Kind {
 	case driver.StreamReasoningStart, driver.StreamReasoningContent, driver.StreamReasoningEnd:
@@ -170,7 +170,7 @@ func (s *streamState) checkCapability(i int, p driver.StreamPayload) {
 	}
 }
 
-func (s *streamState) message(i int, p driver.StreamPayload, m map[lifeKey]lifeState, clause, deltaClause, family string, start, content driver.StreamKind) {
+func (s *streamState) message(i int, p *driver.StreamPayload, m map[lifeKey]lifeState, clause, deltaClause, family string, start, content driver.StreamKind) {
 	c := &s.c
 	if p.MessageID == "" {
 		c.add(clause, i, "%s without a MessageID", p.Kind)
@@ -204,7 +204,7 @@ func (s *streamState) message(i int, p driver.StreamPayload, m map[lifeKey]lifeS
 	}
 }
 
-func (s *streamState) tool(i int, p driver.StreamPayload) {
+func (s *streamState) tool(i int, p *driver.StreamPayload) {
 	c := &s.c
 	if p.ToolCallID == "" {
 		c.add("EVT-05", i, "%s without a ToolCallID", p.Kind)
