@@ -63,7 +63,10 @@ type Options struct {
 	Stdout io.Reader
 	// Live, when set, is called with every Document event as the parser
 	// emits it (chunk events are not Document events), with its index
-	// among the Document's events and its origin.
+	// among the Document's events and its origin. The event's Stream and
+	// RunEvent are valid for the call only (the next emission reuses
+	// them): a consumer that keeps one past the call keeps a copy. Its
+	// Item is the parser's, kept by reference as a RecordingSink keeps it.
 	Live func(i int, ev Event, o Origin)
 	// Begin, when set, is called once before the parse with the parser's
 	// capability (what the Document's Capability will be): a consumer

@@ -24,6 +24,10 @@ type docSink struct {
 	n    int
 	bad  []badFrame
 	seen map[int64]bool
+	// stream and run hold the emission being handed to live (Options.Live:
+	// valid for the call only), so that an emission costs no allocation.
+	stream driver.StreamPayload
+	run    driver.RunEvent
 }
 
 // badFrame is the first Document event of a frame that a parser reported
@@ -64,7 +68,8 @@ func (d *docSink) Emit(ev driver.RunEvent) error {
 	case ev.Type == driver.RunEventItem && ev.Item != nil:
 		d.event(Event{Item: ev.Item})
 	default:
-		d.event(Event{RunEvent: &ev})
+		d.run = ev
+		d.event(Event{RunEvent: &d.run})
 	}
 	return nil
 }
@@ -76,7 +81,8 @@ func (d *docSink) EmitStream(p driver.StreamPayload) error {
 			return err
 		}
 	}
-	d.event(Event{Stream: &p})
+	d.stream = p
+	d.event(Event{Stream: &d.stream})
 	return nil
 }
 

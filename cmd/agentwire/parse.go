@@ -303,7 +303,7 @@ type timelineWriter struct {
 type deltaRun struct {
 	i    int
 	at   corpus.Origin
-	s    *driver.StreamPayload // the first delta
+	s    driver.StreamPayload // the first delta (Live's is valid for the call only)
 	text []byte
 	n    int
 }
@@ -327,7 +327,7 @@ func (t *timelineWriter) event(i int, at corpus.Origin, ev corpus.Event) {
 	}
 	t.flush()
 	if isDelta(s) {
-		t.run = &deltaRun{i: i, at: at, s: s}
+		t.run = &deltaRun{i: i, at: at, s: *s}
 		t.run.add(s.Delta)
 		return
 	}
