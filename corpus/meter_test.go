@@ -12,7 +12,7 @@ import (
 // TestMeter: a meter read to its end under every chunking has the
 // length, digest, last LF and final line of what it read; it keeps the
 // whole input only up to meterWhole bytes and a final line only up to
-// meterTail.
+// meterTail. Without its digest it has all the same but an empty sum.
 func TestMeter(t *testing.T) {
 	big := strings.Repeat("x", meterTail)
 	for _, in := range []string{
@@ -26,7 +26,11 @@ func TestMeter(t *testing.T) {
 			if ch.Name == "bytes" && len(in) > 1<<16 {
 				continue
 			}
-			m := newMeter(ch.Reader([]byte(in)))
+			bare := newMeter(ch.Reader([]byte(in)), false)
+			if _, err := io.Copy(io.Discard, bare); err != nil {
+				t.Fatal(err)
+			}
+			m := newMeter(ch.Reader([]byte(in)), true)
 			if _, err := io.Copy(io.Discard, m); err != nil {
 				t.Fatal(err)
 			}
@@ -37,6 +41,9 @@ func TestMeter(t *testing.T) {
 			name := in[:min(len(in), 20)]
 			if m.n != int64(len(in)) || m.sum() != hex.EncodeToString(sum[:]) || m.lastNL != last {
 				t.Errorf("%q (%s): n %d sum %s lastNL %d", name, ch.Name, m.n, m.sum(), m.lastNL)
+			}
+			if bare.sum() != "" || bare.n != m.n || bare.lastNL != m.lastNL || !bytes.Equal(bare.tail, m.tail) || bare.long != m.long || !bytes.Equal(bare.whole, m.whole) {
+				t.Errorf("%q (%s): without the digest: sum %q n %d lastNL %d, tail %d bytes", name, ch.Name, bare.sum(), bare.n, bare.lastNL, len(bare.tail))
 			}
 			if keepTail == m.long || keepTail && string(m.tail) != final {
 				t.Errorf("%q (%s): tail %d bytes long %v, want %d bytes", name, ch.Name, len(m.tail), m.long, len(final))

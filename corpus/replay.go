@@ -92,6 +92,10 @@ type Options struct {
 	// transcript, and RUN-04 (the transcript mirrors the item events) is
 	// not judged; everything else is the same.
 	DiscardTranscript bool
+	// NoDigest, with Discard, has stdout counted but not hashed: the
+	// Document's stdout_sha256 is then "", for a consumer that prints no
+	// document (the findings, a timeline); everything else is the same.
+	NoDigest bool
 }
 
 // Replay parses c with its provider's parser, delivering stdout whole, and
@@ -198,7 +202,7 @@ func (o Options) Replay(c *Case) (*Result, error) {
 	check := adaptertest.NewChecker(in.Streaming, capability)
 	var m *meter
 	if o.Discard {
-		m = newMeter(in.Stdout)
+		m = newMeter(in.Stdout, !o.NoDigest)
 		in.Stdout, in.DiscardStdout = m, true
 		in.DiscardTranscript = o.DiscardTranscript
 		check.DiscardTranscript = o.DiscardTranscript

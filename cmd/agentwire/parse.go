@@ -75,8 +75,9 @@ func runParse(e *env, args []string) int {
 	// (DiscardTranscript): the timeline and JSON lines print its items as
 	// they come, and the document prints the transcript from the item
 	// events (DocumentWriter.TranscriptFromEvents). RUN-04, which compares
-	// the two, is judged by `agentwire check`, not here.
-	o := corpus.Options{NoStream: !f.streaming, Stdout: in.stdout(), Discard: true, DiscardTranscript: true}
+	// the two, is judged by `agentwire check`, not here. The timeline
+	// prints no digest of stdout: it is not computed (NoDigest).
+	o := corpus.Options{NoStream: !f.streaming, Stdout: in.stdout(), Discard: true, DiscardTranscript: true, NoDigest: *format == "text"}
 	live := in.live != nil && *format != "json"
 	// Output nobody watches as it comes is buffered (the document has its
 	// own buffer); a live timeline or live JSON lines are written line by
@@ -223,8 +224,9 @@ func runCheck(e *env, args []string) int {
 	if in.follow != nil {
 		defer in.follow.close()
 	}
-	// Only the findings are printed: the replay keeps no event.
-	o := corpus.Options{NoStream: !f.streaming, Stdout: in.stdout(), Discard: true}
+	// Only the findings are printed: the replay keeps no event, and
+	// computes no digest of stdout.
+	o := corpus.Options{NoStream: !f.streaming, Stdout: in.stdout(), Discard: true, NoDigest: true}
 	if in.follow != nil {
 		o.Live = func(_ int, ev corpus.Event, _ corpus.Origin) { in.follow.see(ev) }
 	}
