@@ -54,3 +54,27 @@ func TestMeter(t *testing.T) {
 		}
 	}
 }
+
+// TestLastLF: lastLF is bytes.LastIndexByte for a LF, wherever the last
+// one stands about its blocks, and for none.
+func TestLastLF(t *testing.T) {
+	for _, n := range []int{0, 1, 4095, 4096, 4097, 3*4096 + 17} {
+		b := bytes.Repeat([]byte("a"), n)
+		if got := lastLF(b); got != -1 {
+			t.Errorf("%d bytes without a LF: %d", n, got)
+		}
+		for _, at := range []int{0, 1, n / 2, n - 4097, n - 4096, n - 4095, n - 2, n - 1} {
+			if at < 0 || at >= n {
+				continue
+			}
+			c := bytes.Clone(b)
+			c[at] = '\n'
+			if at > 2 {
+				c[at/3] = '\n' // an earlier one, in another block or the same
+			}
+			if got, want := lastLF(c), bytes.LastIndexByte(c, '\n'); got != want {
+				t.Errorf("%d bytes, LF at %d: %d, want %d", n, at, got, want)
+			}
+		}
+	}
+}
