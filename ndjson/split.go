@@ -13,6 +13,9 @@ var (
 	initialBufferSize = 64 << 10
 	// excerptSize bounds the input quoted in error messages.
 	excerptSize = 40
+	// skipRead bounds the free space space offers while a line over the
+	// limit is skipped.
+	skipRead = 256 << 10
 )
 
 // poisonBorrowed is a test hook: when set, the bytes of a frame are
@@ -223,7 +226,14 @@ func (m *machine) space() []byte {
 	if m.w == len(m.buf) {
 		m.grow()
 	}
-	return m.buf[m.w:]
+	sp := m.buf[m.w:]
+	if m.s.skipping && len(sp) > skipRead {
+		// Inside a line over the limit, split consumes whatever comes
+		// (one IndexByte over it): a window the size of a core's cache
+		// keeps the read's copy and that search out of main memory.
+		sp = sp[:skipRead]
+	}
+	return sp
 }
 
 // grow doubles the buffer, but jumps to maxBuf once the doubled size
