@@ -226,3 +226,87 @@ func strictWS(b []byte, i int) int {
 	}
 	return skipWS(b, i)
 }
+
+// StrictMemo is [StrictValue] for a run of objects that repeat members
+// byte for byte, as a stream's usage object does from event to event
+// (Gemini's usageMetadata repeats its prompt counts and details while the
+// other counts grow). It remembers the last object it took and where its
+// members lie; a member of the next object whose bytes, from its name to
+// the end of its value, are those of the remembered object's member at
+// the same index (the n-th member of each) is not read again: those bytes
+// were validated then. Every other byte is read as StrictValue reads it,
+// so Object takes an object only when StrictValue would take it ending at
+// the same place; it may decline where StrictValue takes (a remembered
+// number followed by more digits, which it leaves to the caller's full
+// path). The zero StrictMemo is ready to use; it is not safe for
+// concurrent use.
+type StrictMemo struct {
+	prev  []byte // the last object taken, from '{' to '}'
+	spans []int  // per member of prev: the offsets of its name's start and its value's end
+	next  []int  // the same for the object being read
+	depth int    // the depth prev was read at
+}
+
+// Object reads the object at b[i] ('{'), nested at most depth deep (the
+// object counting one), as StrictValue(b, i, depth) does; it returns the
+// index just past the object, or -1.
+func (m *StrictMemo) Object(b []byte, i, depth int) int {
+	if depth <= 0 || i >= len(b) || b[i] != '{' {
+		return -1
+	}
+	if depth != m.depth {
+		m.prev, m.spans, m.depth = m.prev[:0], m.spans[:0], depth
+	}
+	o := i
+	m.next = m.next[:0]
+	j := strictWS(b, i+1)
+	if j < len(b) && b[j] == '}' {
+		return m.took(b, o, j)
+	}
+	for k := 0; ; k++ {
+		s, e := j, -1
+		if 2*k+1 < len(m.spans) {
+			ps, pe := m.spans[2*k], m.spans[2*k+1]
+			if n := pe - ps; s+n <= len(b) && string(b[s:s+n]) == string(m.prev[ps:pe]) {
+				e = s + n
+			}
+		}
+		if e < 0 {
+			if s >= len(b) || b[s] != '"' {
+				return -1
+			}
+			ne, escaped, ok := StringEnd(b, s)
+			if !ok || escaped {
+				return -1
+			}
+			if j = strictWS(b, ne); j >= len(b) || b[j] != ':' {
+				return -1
+			}
+			if j = strictWS(b, j+1); j >= len(b) {
+				return -1
+			}
+			if e = StrictValue(b, j, depth-1); e < 0 {
+				return -1
+			}
+		}
+		m.next = append(m.next, s-o, e-o)
+		if j = strictWS(b, e); j >= len(b) {
+			return -1
+		}
+		switch b[j] {
+		case ',':
+			j = strictWS(b, j+1)
+		case '}':
+			return m.took(b, o, j)
+		default:
+			return -1
+		}
+	}
+}
+
+// took remembers the object b[o:j+1] that Object took and returns its end.
+func (m *StrictMemo) took(b []byte, o, j int) int {
+	m.prev = append(m.prev[:0], b[o:j+1]...)
+	m.spans, m.next = m.next, m.spans
+	return j + 1
+}

@@ -18,6 +18,9 @@ func FuzzStrict(f *testing.F) {
 	} {
 		f.Add([]byte(s), uint8(3))
 	}
+	f.Add([]byte(`{"a": 1,"b": [{"c": "d"}],"e": 2}`+"\n"+`{"a": 1,"b": [{"c": "d"}],"e": 3}`), uint8(4))
+	f.Add([]byte(`{"a": 1,"b": 2}`+"\n"+`{"a": 12,"b": 2}`), uint8(4))
+	f.Add([]byte(`{"a": 12,"b": 2}`+"\n"+`{"a": 1,"b": 2}`), uint8(4))
 	f.Fuzz(func(t *testing.T, b []byte, d uint8) {
 		depth := int(d) % 8
 		i := SkipWS(b, 0)
@@ -46,6 +49,30 @@ func FuzzStrict(f *testing.F) {
 				}
 				return StrictValue(b, j, depth-1)
 			})
+		}
+		if b[i] == '{' {
+			// A memo takes only what StrictValue takes, ending there: after
+			// the input's first line (when an object), on the rest; and
+			// the same object twice.
+			var m StrictMemo
+			if a, c, ok := bytes.Cut(b, []byte("\n")); ok {
+				if ai := SkipWS(a, 0); ai < len(a) {
+					_ = m.Object(a, ai, depth)
+				}
+				if ci := SkipWS(c, 0); ci < len(c) && c[ci] == '{' {
+					if got, want := m.Object(c, ci, depth), StrictValue(c, ci, depth); got >= 0 && got != want {
+						t.Fatalf("StrictMemo.Object(%q) after %q = %d, StrictValue = %d", c, a, got, want)
+					}
+				}
+			}
+			if got := m.Object(b, i, depth); got >= 0 {
+				if got != end {
+					t.Fatalf("StrictMemo.Object(%q) = %d, StrictValue = %d", b, got, end)
+				}
+				if m.Object(b, i, depth) != end {
+					t.Fatalf("StrictMemo.Object(%q) declined the object it took", b)
+				}
+			}
 		}
 		if whole == nil && bytes.IndexByte(b, '\\') < 0 && (depth > 0 || (b[i] != '{' && b[i] != '[')) {
 			if end < 0 || SkipWS(b, end) != len(b) {
