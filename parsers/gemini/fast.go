@@ -64,7 +64,7 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 			if !seen.once(fastUsage) || d[i] != '{' {
 				return -1
 			}
-			end := jsonguard.StrictValue(d, i, fastUsageDepth)
+			end := ev.usageMemo.Object(d, i, fastUsageDepth)
 			if end < 0 {
 				return -1
 			}

@@ -55,6 +55,9 @@ type event struct {
 	// texts holds the decoded text of the parts fastEvent read (their
 	// text fields are slices of it); reset keeps its storage.
 	texts []byte
+	// usageMemo is fastEvent's reading of usageMetadata, which repeats
+	// most of its members from event to event; reset keeps it.
+	usageMemo *jsonguard.StrictMemo
 }
 
 // usage is usageMetadata's counts; has says which were present.
@@ -145,8 +148,11 @@ func walkEvent(b []byte, ev *event) error {
 
 // reset empties ev for the next event, keeping the candidates' storage.
 func (ev *event) reset() {
-	cands, texts := ev.candidates[:0], ev.texts[:0]
-	*ev = event{candidates: cands, texts: texts}
+	cands, texts, memo := ev.candidates[:0], ev.texts[:0], ev.usageMemo
+	if memo == nil {
+		memo = new(jsonguard.StrictMemo)
+	}
+	*ev = event{candidates: cands, texts: texts, usageMemo: memo}
 }
 
 // member walks one top-level member: its name as on the wire (between the
