@@ -19,6 +19,7 @@ const stdMaxDepth = 10000
 //   - Check with a small limit differs from that only by ErrTooDeep, and
 //     CheckDepth never accepts what Check rejects as too deep;
 //   - Unmarshal (guard + segmentio) succeeds exactly when Check does, and
+//     DecodeChecked of what Check accepts exactly when Unmarshal does,
 //     then decodes the same value as encoding/json;
 //   - PeekString agrees with the decoded map;
 //   - CheckMembers and CheckNested return exactly Check's result, and on
@@ -96,6 +97,9 @@ func FuzzGuard(f *testing.F) {
 		}
 		if NumbersFit(b) != (stdErr == nil) {
 			t.Fatalf("NumbersFit = %v, encoding/json = %v", NumbersFit(b), stdErr)
+		}
+		if dv, ok := DecodeChecked(b); ok != (err == nil) || ok && !reflect.DeepEqual(dv, want) {
+			t.Fatalf("DecodeChecked = %#v, %v; Unmarshal %v, encoding/json %#v", dv, ok, err, want)
 		}
 		if err != nil {
 			// A valid value that does not fit: numbers beyond float64.

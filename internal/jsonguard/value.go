@@ -25,6 +25,18 @@ func decodeAny(b []byte) (any, error) {
 
 var errNumberRange = errors.New("jsonguard: number out of float64 range")
 
+// DecodeChecked decodes b, one JSON value that [Check] (or a strict reader
+// such as [StrictValue]) has already accepted, into what [Unmarshal] gives
+// a nil interface{}, without validating it again: for a value a parser
+// validated with its event and keeps as Raw, where Unmarshal would check
+// its depth and syntax twice more. ok is false for a number float64
+// cannot hold (1e999); Unmarshal then gives the error. b must have been
+// accepted: on other input the result is unspecified.
+func DecodeChecked(b []byte) (v any, ok bool) {
+	v, err := decodeAny(b)
+	return v, err == nil
+}
+
 // valueDecoder holds the members and elements of the objects and arrays
 // being decoded, one stack shared by every nesting level, so that each
 // map and slice is made once at its final size.
