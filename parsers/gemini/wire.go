@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"github.com/agentwire/agentwire/internal/apistream"
 	"strconv"
 	"unicode/utf8"
 
@@ -657,15 +656,25 @@ func intOf(val []byte) (int, bool) {
 	return int(f), true
 }
 
-// decodeAny decodes checked JSON for a Raw value (jsonguard.Unmarshal:
-// maps sized to their members).
+// decodeAny decodes checked JSON for a Raw value (maps sized to their
+// members): every value the parser keeps is a part of an event that was
+// validated whole, so it is decoded without a second validation
+// (jsonguard.DecodeChecked); a number float64 cannot hold keeps the value
+// as its text.
 func decodeAny(val []byte) any {
-	var v any
-	if jsonguard.Unmarshal(val, &v, 0) != nil {
-		return string(val)
+	if v, ok := jsonguard.DecodeChecked(val); ok {
+		return v
 	}
-	return v
+	return string(val)
 }
 
-// decodeObject decodes a checked JSON object, or returns nil.
-func decodeObject(val []byte) map[string]any { return apistream.ObjectMap(val) }
+// decodeObject decodes a checked JSON object, or returns nil (for another
+// value, or a number float64 cannot hold), as apistream.ObjectMap does.
+func decodeObject(val []byte) map[string]any {
+	if len(val) == 0 || val[0] != '{' {
+		return nil
+	}
+	v, _ := jsonguard.DecodeChecked(val)
+	m, _ := v.(map[string]any)
+	return m
+}
