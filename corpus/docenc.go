@@ -200,20 +200,24 @@ func (e *docEnc) payload(p *driver.StreamPayload, d int) error {
 	if err := o.mapOmit("result", p.Result); err != nil {
 		return err
 	}
-	for _, f := range []struct {
-		k     string
-		v     any
-		isNil bool
-	}{
-		{"usage", p.Usage, p.Usage == nil},
-		{"finish", p.Finish, p.Finish == nil},
-		{"error", p.Error, p.Error == nil},
-		{"timestamp", p.Timestamp, p.Timestamp.IsZero()},
-		{"hitl_requested", p.HITLRequested, p.HITLRequested == nil},
-		{"hitl_resolved", p.HITLResolved, p.HITLResolved == nil},
-	} {
-		if err := o.fallbackOmit(f.k, f.v, f.isNil); err != nil {
-			return err
+	// The rare members, through encoding/json, boxed only when one is
+	// there (a time.Time in an interface is an allocation).
+	if p.Usage != nil || p.Finish != nil || p.Error != nil || !p.Timestamp.IsZero() || p.HITLRequested != nil || p.HITLResolved != nil {
+		for _, f := range []struct {
+			k     string
+			v     any
+			isNil bool
+		}{
+			{"usage", p.Usage, p.Usage == nil},
+			{"finish", p.Finish, p.Finish == nil},
+			{"error", p.Error, p.Error == nil},
+			{"timestamp", p.Timestamp, p.Timestamp.IsZero()},
+			{"hitl_requested", p.HITLRequested, p.HITLRequested == nil},
+			{"hitl_resolved", p.HITLResolved, p.HITLResolved == nil},
+		} {
+			if err := o.fallbackOmit(f.k, f.v, f.isNil); err != nil {
+				return err
+			}
 		}
 	}
 	o.strOmit("role", string(p.Role))
