@@ -116,8 +116,9 @@ type Options struct {
 	// bytes there. Feed and Finish ignore it.
 	DiscardStdout bool
 
-	// fullPath turns the Chat chunk fast path off, for the tests that
-	// hold the two paths to the same result (FuzzChatFast).
+	// fullPath turns the fast paths (the Chat chunk's, the Responses
+	// event's) off, for the tests that hold the two paths to the same
+	// result (FuzzChatFast, FuzzResponsesFast).
 	fullPath bool
 }
 
@@ -260,8 +261,12 @@ func (p *Parser) Feed(f sse.Frame) error {
 	switch {
 	case p.format == Responses && data[i] == '{':
 		var ev rEvent
-		if err := p.checkREvent(f, &ev); err != nil {
-			return p.malformedEvent(f, "invalid JSON: "+err.Error())
+		if p.opts.fullPath || !fastREvent(data, i, &ev) {
+			if err := p.checkREvent(f, &ev); err != nil {
+				return p.malformedEvent(f, "invalid JSON: "+err.Error())
+			}
+		} else if ev.typ == "" {
+			ev.typ = f.Event
 		}
 		return p.responsesEventOf(f, &ev)
 	case p.format == Chat && data[i] == '{':
