@@ -82,34 +82,53 @@ func fastStop(b []byte) (index int, ok bool) {
 	return n, true
 }
 
+// fastScratch is fastDelta's state across events: the buffer a value is
+// decoded into, and the last delta's bytes up to its string value's
+// opening quote (included) with the index and kind read from them. Every delta of a
+// block repeats those bytes, so a delta that starts with them is read
+// from its string on; the bytes decide the index and kind alone, so this
+// is the reading of the whole.
+type fastScratch struct {
+	buf    []byte
+	prefix []byte
+	index  int
+	kind   deltaKind
+}
+
 // fastDelta recognises a content_block_delta of a known kind and returns
-// its index, kind and the string value decoded into *scratch, validated
-// and unescaped in one pass (jsonguard.AppendLiteral).
-func fastDelta(b []byte, scratch *[]byte) (index int, kind deltaKind, val []byte, ok bool) {
-	if !bytes.HasPrefix(b, []byte(fastDeltaPrefix)) {
-		return 0, 0, nil, false
-	}
-	n, i, ok := fastIndex(b, len(fastDeltaPrefix))
-	if !ok || !bytes.HasPrefix(b[i:], []byte(fastDeltaMid)) {
-		return 0, 0, nil, false
-	}
-	i += len(fastDeltaMid)
-	for _, t := range fastDeltaTails {
-		if bytes.HasPrefix(b[i:], []byte(t.tail)) {
-			kind = t.kind
-			i += len(t.tail)
-			break
+// its index, kind and the string value decoded into s.buf, validated and
+// unescaped in one pass (jsonguard.AppendLiteral).
+func fastDelta(b []byte, s *fastScratch) (index int, kind deltaKind, val []byte, ok bool) {
+	var i int
+	if len(s.prefix) > 0 && bytes.HasPrefix(b, s.prefix) {
+		index, kind, i = s.index, s.kind, len(s.prefix)-1
+	} else {
+		if !bytes.HasPrefix(b, []byte(fastDeltaPrefix)) {
+			return 0, 0, nil, false
 		}
+		index, i, ok = fastIndex(b, len(fastDeltaPrefix))
+		if !ok || !bytes.HasPrefix(b[i:], []byte(fastDeltaMid)) {
+			return 0, 0, nil, false
+		}
+		i += len(fastDeltaMid)
+		for _, t := range fastDeltaTails {
+			if bytes.HasPrefix(b[i:], []byte(t.tail)) {
+				kind = t.kind
+				i += len(t.tail)
+				break
+			}
+		}
+		if kind == deltaOther || i >= len(b) || b[i] != '"' {
+			return 0, 0, nil, false
+		}
+		s.prefix, s.index, s.kind = append(s.prefix[:0], b[:i+1]...), index, kind
 	}
-	if kind == deltaOther || i >= len(b) || b[i] != '"' {
-		return 0, 0, nil, false
-	}
-	v, end, ok := jsonguard.AppendLiteral((*scratch)[:0], b, i)
+	v, end, ok := jsonguard.AppendLiteral(s.buf[:0], b, i)
 	// The delta object closes right after the string, the event after
 	// optional padding.
 	if !ok || end >= len(b) || b[end] != '}' || !closes(b, end+1) {
 		return 0, 0, nil, false
 	}
-	*scratch = v
-	return n, kind, v, true
+	s.buf = v
+	return index, kind, v, true
 }

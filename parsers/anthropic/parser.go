@@ -170,7 +170,7 @@ type Parser struct {
 	stopped  bool           // message_stop seen
 	errEvent *wireErrorBody // the error event, when one ended the stream
 
-	scratch  []byte
+	scratch  fastScratch
 	ev       wireEvent
 	off      int64 // the position of the event being fed
 	line     int
