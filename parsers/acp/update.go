@@ -173,9 +173,9 @@ func (p *Parser) closeMessage() error {
 	}
 	p.cur = nil
 	text := m.text.String()
-	meta := map[string]string{}
+	var meta map[string]string
 	if m.id != "" {
-		meta["message_id"] = m.id
+		meta = map[string]string{"message_id": m.id}
 	}
 	var kind driver.TranscriptKind
 	switch m.kind {
@@ -192,9 +192,6 @@ func (p *Parser) closeMessage() error {
 		kind = driver.TranscriptThinking
 	default:
 		kind = driver.TranscriptUser
-	}
-	if len(meta) == 0 {
-		meta = nil
 	}
 	return p.em.Item(driver.TranscriptItem{Kind: kind, Text: text, Metadata: meta})
 }
@@ -514,13 +511,14 @@ func (p *Parser) openTool(id string, ts *toolState) error {
 	if err := p.start(); err != nil {
 		return err
 	}
-	args := map[string]any{}
+	var args map[string]any
 	switch v := anyOf(ts.input).(type) {
 	case map[string]any:
 		args = v
 	case nil:
+		args = map[string]any{}
 	default:
-		args["input"] = v
+		args = map[string]any{"input": v}
 	}
 	if _, err := p.em.OpenTool("", id, ts.name, args, "", ""); err != nil {
 		return err

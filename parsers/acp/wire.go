@@ -2,7 +2,6 @@ package acp
 
 import (
 	"bytes"
-	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/jsonrpc"
@@ -232,21 +231,13 @@ func readBlock(b []byte) (block, bool) {
 // isText reports whether a block's type token is "text".
 func (bl block) isText() bool { return string(bl.typ) == `"text"` }
 
-// tokenString decodes a string token (nil gives "").
+// tokenString decodes a string token as jsonguard.String does; an absent
+// member (nil) or null gives "".
 func tokenString(tok []byte) (string, bool) {
 	if tok == nil || string(tok) == "null" {
 		return "", true
 	}
-	if len(tok) < 2 || tok[0] != '"' {
-		return "", false
-	}
-	in := tok[1 : len(tok)-1]
-	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-		return string(in), true
-	}
-	// Escapes (a tool's output is full of \n): the framing validated the
-	// token, so jsonguard's unescaping applies.
-	return string(jsonguard.AppendString(make([]byte, 0, len(in)), tok)), true
+	return jsonguard.String(tok)
 }
 
 // unquoted returns a string token's bytes between the quotes when it has
@@ -256,10 +247,8 @@ func unquoted(tok []byte) ([]byte, bool) {
 		return nil, false
 	}
 	in := tok[1 : len(tok)-1]
-	for _, c := range in {
-		if c == '\\' {
-			return nil, false
-		}
+	if bytes.IndexByte(in, '\\') >= 0 {
+		return nil, false
 	}
 	return in, true
 }
