@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/ndjson"
-	"github.com/segmentio/encoding/json"
 )
 
 // Classify classifies one ndjson frame as a JSON-RPC message, following
@@ -222,8 +221,9 @@ func offsetIn(b, sub []byte) int {
 	return cap(b) - cap(sub)
 }
 
-// stringValue returns the content of a JSON string token: the bytes between
-// the quotes when there is no escape, else the unescaped value (one
+// stringValue returns the content of a JSON string token (one the
+// classifying pass validated): the bytes between the quotes when there is
+// no escape, else the unescaped value (jsonguard.AppendString, one
 // allocation).
 func stringValue(tok []byte) []byte {
 	if len(tok) < 2 || tok[0] != '"' {
@@ -233,11 +233,7 @@ func stringValue(tok []byte) []byte {
 	if bytes.IndexByte(in, '\\') < 0 {
 		return in
 	}
-	var s string
-	if err := json.Unmarshal(tok, &s); err != nil {
-		return in
-	}
-	return []byte(s)
+	return jsonguard.AppendString(make([]byte, 0, len(in)), tok)
 }
 
 func unescapeName(tok []byte) []byte { return stringValue(tok) }

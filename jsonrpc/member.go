@@ -1,11 +1,6 @@
 package jsonrpc
 
-import (
-	"bytes"
-	"unicode/utf8"
-
-	"github.com/segmentio/encoding/json"
-)
+import "github.com/agentwire/agentwire/internal/jsonguard"
 
 // Members calls fn for each top-level member of the JSON object obj, in
 // input order, with the member's name (the raw bytes between its quotes,
@@ -52,17 +47,15 @@ func Members(obj []byte, fn func(name, value []byte) bool) {
 
 // String returns the value of a JSON string token (with its quotes), as
 // decoders produce it: escapes resolved and invalid UTF-8 replaced by
-// U+FFFD. ok is false when tok is not a string. The result shares no
-// memory with tok.
+// U+FFFD. ok is false when tok is not exactly one valid string literal.
+// The result shares no memory with tok. It is jsonguard's StringAt, the
+// one string decoder of the module's hand-written walks.
 func String(tok []byte) (s string, ok bool) {
-	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+	if len(tok) < 2 || tok[0] != '"' {
 		return "", false
 	}
-	in := tok[1 : len(tok)-1]
-	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-		return string(in), true
-	}
-	if err := json.Unmarshal(tok, &s); err != nil {
+	s, end, ok := jsonguard.StringAt(tok, 0)
+	if !ok || end != len(tok) {
 		return "", false
 	}
 	return s, true
