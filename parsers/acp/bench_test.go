@@ -173,8 +173,10 @@ func TestSynthSessionIsClean(t *testing.T) {
 }
 
 // recorded replicates a corpus capture to about size bytes, as bench/e2e
-// does: its first head lines (the handshake), its middle lines repeated,
-// its last line (at least one replica). Each replica after the first renumbers what a real
+// does: its handshake (the lines up to and including the session/new
+// response, the first response with a sessionId; Copilot CLI writes an
+// update before it), its middle lines repeated, its last line (at least
+// one replica). Each replica after the first renumbers what a real
 // session never repeats: the tool call ids and message ids (every
 // "toolCallId" and "messageId" value, wherever it occurs) get a suffix
 // _r<n>, and each agent request a fresh id, so that the copies take the
@@ -182,7 +184,7 @@ func TestSynthSessionIsClean(t *testing.T) {
 // recorded ids would make every later tool update late and every agent
 // request a reuse of a pending id: audit-only paths a long session never
 // takes).
-func recorded(b testing.TB, path string, head, size int) []byte {
+func recorded(b testing.TB, path string, size int) []byte {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
@@ -190,6 +192,25 @@ func recorded(b testing.TB, path string, head, size int) []byte {
 	ls := strings.SplitAfter(string(raw), "\n")
 	if ls[len(ls)-1] == "" {
 		ls = ls[:len(ls)-1]
+	}
+	head := 0
+	for i, l := range ls {
+		f, err := jsonrpc.ClassifyBytes([]byte(l), jsonrpc.Options{})
+		if err != nil || f.Class != jsonrpc.Response {
+			continue
+		}
+		jsonrpc.Members(f.Result, func(name, _ []byte) bool {
+			if string(name) == "sessionId" {
+				head = i + 1
+			}
+			return head == 0
+		})
+		if head > 0 {
+			break
+		}
+	}
+	if head == 0 || head >= len(ls)-1 {
+		b.Fatalf("%s: no session/new response before the last line", path)
 	}
 	mid := ls[head : len(ls)-1]
 	var ids []string
@@ -238,8 +259,8 @@ func recorded(b testing.TB, path string, head, size int) []byte {
 var recordedIDs = regexp.MustCompile(`"(?:toolCallId|messageId)":"([^"\\]*)"`)
 
 // TestRecordedReplicas holds the replicated sessions of BenchmarkRecorded
-// to what a long real session is: no violation, nothing malformed, no
-// late tool update, the tool calls and permission requests of every
+// to what a long real session is: no violation, nothing malformed, one
+// session set-up (one init item), no late tool update, the tool calls and permission requests of every
 // replica (at least two here) taken as new ones.
 func TestRecordedReplicas(t *testing.T) {
 	paths, _ := filepath.Glob("../../corpus/acp/*@*/tool-success/stdout")
@@ -248,14 +269,23 @@ func TestRecordedReplicas(t *testing.T) {
 	}
 	for _, path := range paths {
 		t.Run(filepath.Base(filepath.Dir(filepath.Dir(path))), func(t *testing.T) {
-			one := recorded(t, path, 2, 1)
-			data := recorded(t, path, 2, 3*len(one))
+			one := recorded(t, path, 1)
+			data := recorded(t, path, 3*len(one))
 			r, v, _ := run("", string(data), "", Options{Streaming: true}, Outcome{}, nil)
 			if len(v) > 0 {
 				t.Fatalf("violations:\n%s", v)
 			}
 			if m := r.Response.Metadata; m[MetaMalformed] != "" || m[MetaOther] != "" {
 				t.Fatalf("%+v", m)
+			}
+			inits := 0
+			for _, it := range r.Items {
+				if it.Kind == driver.TranscriptInit {
+					inits++
+				}
+			}
+			if inits != 1 {
+				t.Fatalf("%d init items, want the handshake's one", inits)
 			}
 			starts, hitl := 0, 0
 			for _, pl := range r.Payloads {
@@ -295,7 +325,7 @@ func BenchmarkRecorded(b *testing.B) {
 		b.Skip("no recorded ACP session in corpus/acp")
 	}
 	for _, path := range paths {
-		data := recorded(b, path, 2, 50<<20)
+		data := recorded(b, path, 50<<20)
 		b.Run(filepath.Base(filepath.Dir(filepath.Dir(path))), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			defer cpuMetric(b, len(data))()
