@@ -126,14 +126,14 @@ func classify(m *Frame, b []byte, maxDepth int, requireVersion, allowBatch bool,
 		}
 		return me
 	}
-	i := skipWS(b, 0)
+	i := jsonguard.SkipWS(b, 0)
 	switch b[i] {
 	case '{':
 	case '[':
 		if !allowBatch {
 			return &MessageError{Err: ErrNestedBatch}
 		}
-		if j := skipWS(b, i+1); b[j] == ']' {
+		if j := jsonguard.SkipWS(b, i+1); b[j] == ']' {
 			return &MessageError{Err: ErrEmptyBatch}
 		}
 		m.Class = Batch
@@ -243,75 +243,6 @@ func excerpt(b []byte, off int) string {
 		return ""
 	}
 	return quoteBytes(b[off:])
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipString returns the index just after the closing quote of the string
-// whose content starts at i (just after the opening quote), or len(b)+1 if
-// it does not end.
-func skipString(b []byte, i int) int {
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return len(b) + 1
-		}
-		j += i
-		// Count the backslashes before the quote.
-		k := j - 1
-		for k >= i && b[k] == '\\' {
-			k--
-		}
-		if (j-k-1)%2 == 0 {
-			return j + 1
-		}
-		i = j + 1
-	}
-}
-
-// skipValue returns the index just after the valid JSON value starting at
-// i. Nested values are skipped by bracket counting (b is known valid).
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i+1)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i+1)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return i
-		}
-		i++
-	}
-	return i
 }
 
 // ClassifyBytes classifies one message held in b, without line framing

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/segmentio/encoding/json"
 )
 
@@ -108,7 +109,7 @@ func appendCompact(b, v []byte) ([]byte, error) {
 		switch c := v[i]; c {
 		case ' ', '\t', '\r', '\n':
 		case '"':
-			j := skipString(v, i+1)
+			j := jsonguard.ValueEnd(v, i)
 			b = append(b, v[i:j]...)
 			i = j - 1
 		default:

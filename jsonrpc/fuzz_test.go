@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -194,11 +195,11 @@ func sameMembers(t *testing.T, f Frame, obj []byte, depth int) {
 	}
 	var values [][]byte
 	if obj[0] == '[' {
-		for i := skipWS(obj, 1); i < len(obj) && obj[i] != ']'; {
-			end := skipValue(obj, i)
+		for i := jsonguard.SkipWS(obj, 1); i < len(obj) && obj[i] != ']'; {
+			end := jsonguard.ValueEnd(obj, i)
 			values = append(values, obj[i:end])
-			if i = skipWS(obj, end); i < len(obj) && obj[i] == ',' {
-				i = skipWS(obj, i+1)
+			if i = jsonguard.SkipWS(obj, end); i < len(obj) && obj[i] == ',' {
+				i = jsonguard.SkipWS(obj, i+1)
 			}
 		}
 	}

@@ -332,13 +332,13 @@ func (f Frame) Batch() func(yield func(Frame, error) bool) {
 			return
 		}
 		b := f.Data
-		i := skipWS(b, 0) + 1
+		i := jsonguard.SkipWS(b, 0) + 1
 		for {
-			i = skipWS(b, i)
+			i = jsonguard.SkipWS(b, i)
 			if i >= len(b) || b[i] == ']' {
 				return
 			}
-			end := skipValue(b, i)
+			end := jsonguard.ValueEnd(b, i)
 			el := b[i:end:end]
 			m := Frame{Kind: ndjson.KindLine, Data: el, Raw: el, Offset: f.Offset + int64(i), Line: f.Line, requireVersion: f.requireVersion, maxDepth: f.maxDepth}
 			var err error
@@ -353,7 +353,7 @@ func (f Frame) Batch() func(yield func(Frame, error) bool) {
 			if !yield(m, err) {
 				return
 			}
-			i = skipWS(b, end)
+			i = jsonguard.SkipWS(b, end)
 			if i < len(b) && b[i] == ',' {
 				i++
 			}

@@ -11,37 +11,37 @@ import "github.com/agentwire/agentwire/internal/jsonguard"
 // Result and Error are; on anything else (not an object, invalid JSON)
 // Members may stop early but never panics or loops. The slices alias obj.
 func Members(obj []byte, fn func(name, value []byte) bool) {
-	i := skipWS(obj, 0)
+	i := jsonguard.SkipWS(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return
 	}
-	i = skipWS(obj, i+1)
+	i = jsonguard.SkipWS(obj, i+1)
 	for i < len(obj) && obj[i] == '"' {
-		kEnd := skipString(obj, i+1)
-		if kEnd > len(obj) {
+		kEnd := jsonguard.ValueEnd(obj, i)
+		if kEnd-1 <= i || obj[kEnd-1] != '"' {
 			return
 		}
 		name := obj[i+1 : kEnd-1]
-		i = skipWS(obj, kEnd)
+		i = jsonguard.SkipWS(obj, kEnd)
 		if i >= len(obj) || obj[i] != ':' {
 			return
 		}
-		i = skipWS(obj, i+1)
+		i = jsonguard.SkipWS(obj, i+1)
 		if i >= len(obj) {
 			return
 		}
-		end := skipValue(obj, i)
+		end := jsonguard.ValueEnd(obj, i)
 		if end > len(obj) || end <= i {
 			return
 		}
 		if !fn(name, obj[i:end]) {
 			return
 		}
-		i = skipWS(obj, end)
+		i = jsonguard.SkipWS(obj, end)
 		if i >= len(obj) || obj[i] != ',' {
 			return
 		}
-		i = skipWS(obj, i+1)
+		i = jsonguard.SkipWS(obj, i+1)
 	}
 }
 
