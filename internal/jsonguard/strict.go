@@ -1,5 +1,10 @@
 package jsonguard
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // Strict readers for the event fast paths of the API parsers: one pass
 // over input not yet validated that validates what it reads exactly as
 // [Check] does and hands the caller each member or element as it goes, so
@@ -37,8 +42,8 @@ func StrictMembersFrom(b []byte, i int, fn func(name []byte, i int) int) int {
 		if i >= len(b) || b[i] != '"' {
 			return -1
 		}
-		j, escaped, ok := StringEnd(b, i)
-		if !ok || escaped {
+		j := nameEnd(b, i)
+		if j < 0 {
 			return -1
 		}
 		name := b[i:j]
@@ -63,6 +68,29 @@ func StrictMembersFrom(b []byte, i int, fn func(name []byte, i int) int) int {
 			return -1
 		}
 	}
+}
+
+// nameEnd returns the end of the string literal at b[i] when it is valid
+// and holds no escape (what StringEnd reports as ok and not escaped), or
+// -1. Member names are short: the first sixteen bytes are looked at here,
+// eight at a time, where the first special byte (strSpecialMask) being the
+// closing quote decides; a longer name is left to StringEnd.
+func nameEnd(b []byte, i int) int {
+	j := i + 1
+	for n := 0; n < 2 && j+8 <= len(b); n++ {
+		if m := strSpecialMask(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+			if k := j + bits.TrailingZeros64(m)>>3; b[k] == '"' {
+				return k + 1
+			}
+			return -1 // a backslash or a control byte
+		}
+		j += 8
+	}
+	end, escaped, ok := StringEnd(b, i)
+	if !ok || escaped {
+		return -1
+	}
+	return end
 }
 
 // StrictElements is [StrictMembers] for the array at b[i] ('['): fn gets
@@ -275,8 +303,8 @@ func (m *StrictMemo) Object(b []byte, i, depth int) int {
 			if s >= len(b) || b[s] != '"' {
 				return -1
 			}
-			ne, escaped, ok := StringEnd(b, s)
-			if !ok || escaped {
+			ne := nameEnd(b, s)
+			if ne < 0 {
 				return -1
 			}
 			if j = strictWS(b, ne); j >= len(b) || b[j] != ':' {
