@@ -22,12 +22,22 @@ var toolName = map[string]string{
 	"collabToolCall":      "collab_agent",
 }
 
+// item decodes the item of an item notification into the parser's own
+// item (valid until the next one), with fastItem or, where it gives up,
+// jsonguard.Unmarshal.
 func (p *Parser) item(f jsonrpc.Frame, pr *params) (*wireItem, bool, error) {
-	var it wireItem
-	if len(pr.Item) == 0 || jsonguard.Unmarshal(pr.Item, &it, 0) != nil || it.ID == "" || it.Type == "" {
+	it := &p.it
+	*it = wireItem{}
+	if len(pr.Item) > 0 && !p.fastItem(f, pr.Item, it) {
+		*it = wireItem{}
+		if jsonguard.Unmarshal(pr.Item, it, 0) != nil {
+			it.ID = "" // reported below
+		}
+	}
+	if it.ID == "" || it.Type == "" {
 		return nil, false, p.malformedFrame(f, string(f.Method)+" without a valid item (type, id)")
 	}
-	return &it, true, nil
+	return it, true, nil
 }
 
 func (p *Parser) state(id, typ string) *itemState {

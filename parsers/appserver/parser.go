@@ -158,10 +158,11 @@ type Parser struct {
 	otherScope int
 	otherSeen  map[string]bool
 	done       bool
-	legacyErr  string // the last codex/event/error message of the turn (LegacyTurnEnd)
-	lastItem   string // the last id string decoded, reused while it repeats
-	pr         params // the params of the notification being handled
-	pairs      pairs  // for Options.Unpaired
+	legacyErr  string   // the last codex/event/error message of the turn (LegacyTurnEnd)
+	lastItem   string   // the last id string decoded, reused while it repeats
+	pr         params   // the params of the notification being handled
+	it         wireItem // the item of the item notification being handled
+	pairs      pairs    // for Options.Unpaired
 }
 
 // itemState is what the parser remembers of an item between its events.

@@ -149,6 +149,275 @@ type wireItem struct {
 	Success          *bool           `json:"success"`
 	SavedPath        string          `json:"savedPath"`
 	RevisedPrompt    string          `json:"revisedPrompt"`
+
+	// Where fastItem points AggregatedOutput, ExitCode, DurationMs and
+	// Success: the parser's item is reused, so they cost no allocation.
+	aggOut   string
+	exitCode int
+	duration int64
+	success  bool
+}
+
+// wireItemNames are wireItem's member names, in the order of the fi
+// constants.
+var wireItemNames = [...]string{"type", "id", "text", "phase", "content", "summary", "command", "cwd",
+	"status", "aggregatedOutput", "exitCode", "durationMs", "changes", "server", "tool", "arguments",
+	"result", "error", "query", "action", "path", "prompt", "receiverThreadIds", "contentItems",
+	"success", "savedPath", "revisedPrompt"}
+
+const (
+	fiType = iota
+	fiID
+	fiText
+	fiPhase
+	fiContent
+	fiSummary
+	fiCommand
+	fiCwd
+	fiStatus
+	fiAggregatedOutput
+	fiExitCode
+	fiDurationMs
+	fiChanges
+	fiServer
+	fiTool
+	fiArguments
+	fiResult
+	fiError
+	fiQuery
+	fiAction
+	fiPath
+	fiPrompt
+	fiReceiverThreads
+	fiContentItems
+	fiSuccess
+	fiSavedPath
+	fiRevisedPrompt
+	fiCount
+)
+
+// itemStrings are item types and statuses every item carries: decoded to
+// these constants instead of a new string each.
+var itemStrings = [...]string{"agentMessage", "reasoning", "userMessage", "commandExecution", "fileChange",
+	"mcpToolCall", "dynamicToolCall", "webSearch", "imageView", "imageGeneration", "inProgress", "completed",
+	"failed", "declined"}
+
+// fastItem decodes the item object obj (a value of f's params, so valid
+// JSON within the reader's depth) into it, which must be zero, as
+// jsonguard.Unmarshal would, in one pass over the members the reader's
+// classifying pass recorded (f.Members), instead of segmentio's reflective
+// decoder matching every name case-insensitively. The RawMessage members
+// alias obj (they are read during the Feed call only); the pointer members
+// point into it. It handles the shape the app-server writes: exact member
+// names, each at most once, values of the field's type or null, integers
+// without fraction or exponent. On anything else it gives up (false),
+// leaving it in an unspecified state, and the caller resets it and uses
+// Unmarshal, whose behaviour (case-insensitive names, last duplicate
+// wins, type errors) is then the only one: an unknown member name with an
+// escape or a non-ASCII byte, or an ASCII case variant of a field name; a
+// duplicate field; a value of another type. TestFastItem and FuzzFastItem
+// hold it to Unmarshal.
+func (p *Parser) fastItem(f jsonrpc.Frame, obj []byte, it *wireItem) bool {
+	if len(obj) == 0 || obj[0] != '{' {
+		return false
+	}
+	var seen uint32 // one bit per field
+	ok := true
+	f.Members(obj, func(name, v []byte) bool {
+		k := -1
+		for i, n := range wireItemNames {
+			if string(name) == n {
+				k = i
+				break
+			}
+		}
+		if k < 0 {
+			ok = plainName(name, wireItemNames[:])
+			return ok
+		}
+		if seen&(1<<k) != 0 {
+			ok = false
+			return false
+		}
+		seen |= 1 << k
+		null := v[0] == 'n'
+		switch k {
+		case fiType, fiStatus:
+			dst := &it.Type
+			if k == fiStatus {
+				dst = &it.Status
+			}
+			if !null {
+				*dst, ok = constString(v, itemStrings[:])
+			}
+		case fiID:
+			if !null {
+				it.ID, ok = p.intern(v)
+			}
+		case fiText, fiPhase, fiCwd, fiServer, fiTool, fiQuery, fiPath, fiPrompt, fiSavedPath, fiRevisedPrompt:
+			if !null {
+				var s string
+				if s, ok = jsonrpc.String(v); ok {
+					*itemString(it, k) = s
+				}
+			}
+		case fiAggregatedOutput:
+			if !null {
+				if it.aggOut, ok = jsonrpc.String(v); ok {
+					it.AggregatedOutput = &it.aggOut
+				}
+			}
+		case fiExitCode:
+			if !null {
+				var n int64
+				if n, ok = plainInt(v); ok {
+					it.exitCode = int(n)
+					it.ExitCode = &it.exitCode
+				}
+			}
+		case fiDurationMs:
+			if !null {
+				if it.duration, ok = plainInt(v); ok {
+					it.DurationMs = &it.duration
+				}
+			}
+		case fiSuccess:
+			switch string(v) {
+			case "true", "false":
+				it.success = v[0] == 't'
+				it.Success = &it.success
+			case "null":
+			default:
+				ok = false
+			}
+		default: // the RawMessage members, null included, as Unmarshal keeps them
+			*itemRaw(it, k) = v
+		}
+		return ok
+	})
+	return ok
+}
+
+// itemString is wireItem's string field k.
+func itemString(it *wireItem, k int) *string {
+	switch k {
+	case fiText:
+		return &it.Text
+	case fiPhase:
+		return &it.Phase
+	case fiCwd:
+		return &it.Cwd
+	case fiServer:
+		return &it.Server
+	case fiTool:
+		return &it.Tool
+	case fiQuery:
+		return &it.Query
+	case fiPath:
+		return &it.Path
+	case fiPrompt:
+		return &it.Prompt
+	case fiSavedPath:
+		return &it.SavedPath
+	}
+	return &it.RevisedPrompt
+}
+
+// itemRaw is wireItem's RawMessage field k.
+func itemRaw(it *wireItem, k int) *json.RawMessage {
+	switch k {
+	case fiContent:
+		return &it.Content
+	case fiSummary:
+		return &it.Summary
+	case fiCommand:
+		return &it.Command
+	case fiChanges:
+		return &it.Changes
+	case fiArguments:
+		return &it.Arguments
+	case fiResult:
+		return &it.Result
+	case fiError:
+		return &it.Error
+	case fiAction:
+		return &it.Action
+	case fiReceiverThreads:
+		return &it.ReceiverThreads
+	}
+	return &it.ContentItems
+}
+
+// constString decodes the string token tok, returning the element of
+// consts it equals when there is one (no allocation).
+func constString(tok []byte, consts []string) (string, bool) {
+	if len(tok) >= 2 && tok[0] == '"' {
+		in := tok[1 : len(tok)-1]
+		for _, c := range consts {
+			if string(in) == c {
+				return c, true
+			}
+		}
+	}
+	return jsonrpc.String(tok)
+}
+
+// plainName reports whether an unknown member name can be skipped: no
+// escape and no non-ASCII byte (either could spell a field name, or a
+// Unicode case fold of one) and not an ASCII case variant of one of
+// names, which the decoder would match.
+func plainName(name []byte, names []string) bool {
+	for _, c := range name {
+		if c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	for _, n := range names {
+		if len(n) == len(name) && asciiEqualFold(name, n) {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiEqualFold(b []byte, s string) bool {
+	for i := range len(b) {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		d := s[i]
+		if 'A' <= d && d <= 'Z' {
+			d += 'a' - 'A'
+		}
+		if c != d {
+			return false
+		}
+	}
+	return true
+}
+
+// plainInt parses an integer literal without fraction or exponent of at
+// most 18 digits (it always fits an int64).
+func plainInt(tok []byte) (int64, bool) {
+	neg := len(tok) > 0 && tok[0] == '-'
+	if neg {
+		tok = tok[1:]
+	}
+	if len(tok) == 0 || len(tok) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range tok {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // parse fills the params a notification handler reads from the params
