@@ -1,6 +1,8 @@
 package appserver
 
 import (
+	"strings"
+
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/jsonrpc"
 	"github.com/segmentio/encoding/json"
@@ -224,15 +226,9 @@ func (p *Parser) fastItem(f jsonrpc.Frame, obj []byte, it *wireItem) bool {
 	var seen uint32 // one bit per field
 	ok := true
 	f.Members(obj, func(name, v []byte) bool {
-		k := -1
-		for i, n := range wireItemNames {
-			if string(name) == n {
-				k = i
-				break
-			}
-		}
-		if k < 0 {
-			ok = plainName(name, wireItemNames[:])
+		k, exact := itemField(name)
+		if !exact {
+			ok = k < 0 // an unknown name, or one the decoder would match
 			return ok
 		}
 		if seen&(1<<k) != 0 {
@@ -362,39 +358,55 @@ func constString(tok []byte, consts []string) (string, bool) {
 	return jsonrpc.String(tok)
 }
 
-// plainName reports whether an unknown member name can be skipped: no
-// escape and no non-ASCII byte (either could spell a field name, or a
-// Unicode case fold of one) and not an ASCII case variant of one of
-// names, which the decoder would match.
-func plainName(name []byte, names []string) bool {
-	for _, c := range name {
-		if c == '\\' || c >= 0x80 {
-			return false
-		}
+// itemFields maps the lower-case form of each wireItem member name to its
+// fi constant.
+var itemFields = func() map[string]int {
+	m := make(map[string]int, len(wireItemNames))
+	for i, n := range wireItemNames {
+		m[strings.ToLower(n)] = i
 	}
-	for _, n := range names {
-		if len(n) == len(name) && asciiEqualFold(name, n) {
-			return false
-		}
-	}
-	return true
-}
+	return m
+}()
 
-func asciiEqualFold(b []byte, s string) bool {
-	for i := range len(b) {
-		c := b[i]
+// itemField returns the wireItem field a member name matches: exact is
+// true for the field's own name (k its fi constant); otherwise k is -1 for
+// a name the decoder matches to no field, which can be skipped, and 0 for
+// one it could match (an ASCII case variant of a field name, or a name
+// with an escape or a non-ASCII byte, which could spell one or a Unicode
+// case fold of one).
+func itemField(name []byte) (k int, exact bool) {
+	var low [24]byte // longer than every field name
+	if len(name) > len(low) {
+		return plainLong(name), false
+	}
+	for i, c := range name {
+		if c == '\\' || c >= 0x80 {
+			return 0, false
+		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		d := s[i]
-		if 'A' <= d && d <= 'Z' {
-			d += 'a' - 'A'
-		}
-		if c != d {
-			return false
+		low[i] = c
+	}
+	k, ok := itemFields[string(low[:len(name)])]
+	if !ok {
+		return -1, false
+	}
+	if string(name) != wireItemNames[k] {
+		return 0, false
+	}
+	return k, true
+}
+
+// plainLong is itemField's answer for a name longer than every field name:
+// -1 (skip it) unless it has an escape or a non-ASCII byte.
+func plainLong(name []byte) int {
+	for _, c := range name {
+		if c == '\\' || c >= 0x80 {
+			return 0
 		}
 	}
-	return true
+	return -1
 }
 
 // plainInt parses an integer literal without fraction or exponent of at
