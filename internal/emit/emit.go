@@ -290,15 +290,20 @@ func (e *Emitter) open(f Family, scope, id string, tmpl driver.StreamPayload) (s
 		return "", err
 	}
 	k := key{f, scope, id}
-	prev := e.life(k)
-	if prev != nil && prev.open {
-		return prev.emitID, nil
+	// One map lookup gives the latest incarnation or the count of the
+	// finished ones: an id never seen (most of them) costs a single miss.
+	var en entry
+	if l := e.last; l != nil && l.key == k {
+		en.l = l
+	} else {
+		en = e.lives[k]
 	}
-	n := 1
-	if prev != nil {
-		n = prev.n + 1
-	} else if c, ok := e.lives[k]; ok {
-		n = c.n + 1
+	if en.l != nil && en.l.open {
+		return en.l.emitID, nil
+	}
+	n := en.n + 1
+	if en.l != nil {
+		n = en.l.n + 1
 	}
 	emitID := id
 	if n > 1 {
