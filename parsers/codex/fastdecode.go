@@ -320,16 +320,21 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 				}
 			case '"':
 				var s string
-				if fld == fType {
-					it.Type, end, ok = itemTypeAt(b, v)
+				switch fld {
+				case fType:
+					it.Type, end, ok = constAt(b, v, itemTypes[:])
+				case fStatus:
+					it.Status, end, ok = constAt(b, v, itemStatuses[:])
+				case fID:
+					it.ID, end, ok = idAt(b, v, it.prevID)
+				}
+				if fld == fType || fld == fStatus || fld == fID {
 					break
 				}
 				if s, end, ok = jsonguard.StringAt(b, v); !ok {
 					break
 				}
 				switch fld {
-				case fID:
-					it.ID = s
 				case fText:
 					it.Text = jsonText(s)
 				case fCommand:
@@ -372,9 +377,8 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 			if null {
 				it.ExitCode = nil
 			} else {
-				var n int
-				if n, ok = plainInt(val); ok {
-					it.ExitCode = &n
+				if it.exit, ok = plainInt(val); ok {
+					it.ExitCode = &it.exit
 				}
 			}
 		case fChanges:
@@ -418,12 +422,13 @@ func setString(dst *string, val []byte, null bool) bool {
 	return ok
 }
 
-// itemTypeAt decodes the type member at b[i] (a quote), sharing the
-// constant for the known types instead of allocating.
-func itemTypeAt(b []byte, i int) (string, int, bool) {
+// constAt decodes the string member at b[i] (a quote), sharing the
+// element of consts it equals instead of allocating (the item types and
+// statuses).
+func constAt(b []byte, i int, consts []string) (string, int, bool) {
 	if q := bytes.IndexByte(b[i+1:], '"'); q >= 0 {
 		raw := b[i+1 : i+1+q]
-		for _, t := range itemTypes {
+		for _, t := range consts {
 			if string(raw) == t {
 				return t, i + q + 2, true
 			}
@@ -431,6 +436,18 @@ func itemTypeAt(b []byte, i int) (string, int, bool) {
 	}
 	return jsonguard.StringAt(b, i)
 }
+
+// idAt decodes the id member at b[i] (a quote), sharing prev when it is
+// the same id written without escapes.
+func idAt(b []byte, i int, prev string) (string, int, bool) {
+	if prev != "" && len(b)-i >= len(prev)+2 && b[i+1+len(prev)] == '"' && string(b[i+1:i+1+len(prev)]) == prev {
+		return prev, i + len(prev) + 2, true
+	}
+	return jsonguard.StringAt(b, i)
+}
+
+// itemStatuses are the statuses of the items codex writes.
+var itemStatuses = [...]string{"in_progress", "completed", "failed", "declined"}
 
 // plainInt parses an integer literal without fraction or exponent that
 // fits an int.

@@ -87,6 +87,10 @@ func (p *Parser) itemEvent(f ndjson.Frame, ph phase) error {
 		p.markMalformed(ph.event() + " item without an id")
 		id = "line-" + strconv.Itoa(f.Line)
 	}
+	p.lastID = ""
+	if plainID(id) {
+		p.lastID = id
+	}
 	if p.st == stateStart && typ != itError {
 		// Warnings (error items) may precede thread.started; nothing else.
 		p.markMalformed(ph.event() + " before thread.started")
@@ -207,7 +211,7 @@ func (p *Parser) toolResult(id, typ string, it *wireItem, cs []any) (map[string]
 	res := map[string]any{}
 	tr := driver.TranscriptItem{Kind: driver.TranscriptToolResult, ToolUseID: id, ToolName: typ, IsError: failedStatus(status)}
 	if status != "" {
-		res["status"] = status
+		res["status"] = statusValue(status)
 	}
 	if typ == itCommandExecution {
 		out := string(it.AggregatedOutput)
@@ -224,7 +228,7 @@ func (p *Parser) toolResult(id, typ string, it *wireItem, cs []any) (map[string]
 	}
 	data := map[string]any{}
 	if status != "" {
-		data["status"] = status
+		data["status"] = statusValue(status)
 	}
 	switch typ {
 	case itFileChange:
@@ -258,6 +262,34 @@ func (p *Parser) toolResult(id, typ string, it *wireItem, cs []any) (map[string]
 		tr.Data = data
 	}
 	return res, tr
+}
+
+// statusValue is status as an interface value, without the allocation
+// of converting a string variable for the statuses codex writes.
+func statusValue(status string) any {
+	switch status {
+	case "completed":
+		return "completed"
+	case "in_progress":
+		return "in_progress"
+	case "failed":
+		return "failed"
+	case "declined":
+		return "declined"
+	}
+	return status
+}
+
+// plainID reports whether id reads the same as the bytes of its JSON
+// literal (no quote, backslash or control character): what fastItem
+// needs to recognise it in the next line (wireItem.prevID).
+func plainID(id string) bool {
+	for i := range len(id) {
+		if c := id[i]; c == '"' || c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return id != ""
 }
 
 // commandData hands out the Data of command results: {"status",

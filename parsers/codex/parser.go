@@ -148,6 +148,7 @@ type Parser struct {
 	lastError    string // last top-level error event message
 	items        map[string]itemState
 	scratch      wireItem // the item being decoded
+	lastID       string   // the last item event's id, when plain (wireItem.prevID)
 	// fast: Feed decoded the line's item into fastEv (pointing at scratch)
 	// with the one-pass walk; see fastEvent.
 	fast         bool
@@ -276,7 +277,7 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 // fastEvent), which spares the item events (nearly all the bytes) three
 // passes; any other line is left to Type and, later, Decode.
 func (p *Parser) peek(f ndjson.Frame) ([]byte, bool) {
-	p.scratch = wireItem{}
+	p.scratch = wireItem{prevID: p.lastID}
 	p.fastEv = wireItemEvent{Item: &p.scratch}
 	typ, ok, fast := fastEvent(f.Data, &p.fastEv)
 	if p.fast = fast; fast {

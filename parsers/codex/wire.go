@@ -65,6 +65,13 @@ type wireItem struct {
 	ID   string `json:"id"`
 	Type string `json:"type"`
 
+	// prevID, when set before the fast decode, is the previous item
+	// event's id: an equal id is given this string instead of a new one
+	// (an item's started and completed events name it twice). exit is
+	// where the fast decode points ExitCode. Neither is a member.
+	prevID string
+	exit   int
+
 	// agent_message, reasoning, plan
 	Text jsonText `json:"text"`
 
