@@ -94,11 +94,19 @@ var (
 // "ſ" folds to 's', "K" to 'k').
 func foldsTo(lit []byte, fields []string) bool {
 	name := lit[1 : len(lit)-1]
-	if bytes.IndexByte(name, '\\') >= 0 {
-		return true
+	ascii := true
+	for _, c := range name {
+		if c == '\\' {
+			return true
+		}
+		if c >= 0x80 {
+			ascii = false
+		}
 	}
 	for _, f := range fields {
-		if bytes.EqualFold(name, []byte(f)) {
+		// An ASCII name folds to a field of its own length only; a
+		// non-ASCII one may fold to a shorter one ("ſ" is two bytes).
+		if (!ascii || len(f) == len(name)) && bytes.EqualFold(name, []byte(f)) {
 			return true
 		}
 	}
