@@ -399,3 +399,18 @@ func TestNumbersFit(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainInt(t *testing.T) {
+	for _, c := range []struct {
+		tok string
+		n   int64
+		ok  bool
+	}{
+		{"0", 0, true}, {"-7", -7, true}, {"123456789012345678", 123456789012345678, true},
+		{"1234567890123456789", 0, false}, {"", 0, false}, {"-", 0, false}, {"1.5", 0, false}, {"1e3", 0, false},
+	} {
+		if n, ok := PlainInt([]byte(c.tok)); n != c.n || ok != c.ok {
+			t.Errorf("PlainInt(%q) = %d, %v; want %d, %v", c.tok, n, ok, c.n, c.ok)
+		}
+	}
+}

@@ -338,3 +338,26 @@ func (m *StrictMemo) took(b []byte, o, j int) int {
 	m.spans, m.next = m.next, m.spans
 	return j + 1
 }
+
+// PlainInt parses tok, a JSON number already validated or read by a
+// strict reader, when it is an integer without fraction or exponent of at
+// most 18 digits (which always fits an int64); ok is false otherwise.
+func PlainInt(tok []byte) (n int64, ok bool) {
+	neg := len(tok) > 0 && tok[0] == '-'
+	if neg {
+		tok = tok[1:]
+	}
+	if len(tok) == 0 || len(tok) > 18 {
+		return 0, false
+	}
+	for _, c := range tok {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}

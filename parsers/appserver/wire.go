@@ -266,14 +266,14 @@ func (p *Parser) fastItem(f jsonrpc.Frame, obj []byte, it *wireItem) bool {
 		case fiExitCode:
 			if !null {
 				var n int64
-				if n, ok = plainInt(v); ok {
+				if n, ok = jsonguard.PlainInt(v); ok {
 					it.exitCode = int(n)
 					it.ExitCode = &it.exitCode
 				}
 			}
 		case fiDurationMs:
 			if !null {
-				if it.duration, ok = plainInt(v); ok {
+				if it.duration, ok = jsonguard.PlainInt(v); ok {
 					it.DurationMs = &it.duration
 				}
 			}
@@ -407,29 +407,6 @@ func plainLong(name []byte) int {
 		}
 	}
 	return -1
-}
-
-// plainInt parses an integer literal without fraction or exponent of at
-// most 18 digits (it always fits an int64).
-func plainInt(tok []byte) (int64, bool) {
-	neg := len(tok) > 0 && tok[0] == '-'
-	if neg {
-		tok = tok[1:]
-	}
-	if len(tok) == 0 || len(tok) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range tok {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
 }
 
 // parse fills the params a notification handler reads from the params

@@ -377,7 +377,9 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 			if null {
 				it.ExitCode = nil
 			} else {
-				if it.exit, ok = plainInt(val); ok {
+				var n int64
+				if n, ok = jsonguard.PlainInt(val); ok {
+					it.exit = int(n)
 					it.ExitCode = &it.exit
 				}
 			}
@@ -448,29 +450,6 @@ func idAt(b []byte, i int, prev string) (string, int, bool) {
 
 // itemStatuses are the statuses of the items codex writes.
 var itemStatuses = [...]string{"in_progress", "completed", "failed", "declined"}
-
-// plainInt parses an integer literal without fraction or exponent that
-// fits an int.
-func plainInt(val []byte) (int, bool) {
-	neg := false
-	if len(val) > 0 && val[0] == '-' {
-		neg, val = true, val[1:]
-	}
-	if len(val) == 0 || len(val) > 18 { // 18 digits always fit an int64
-		return 0, false
-	}
-	n := 0
-	for _, c := range val {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}
 
 // elements calls fn for each element of the array val (validated), and
 // fails on a non-array other than null.

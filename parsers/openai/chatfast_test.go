@@ -13,7 +13,18 @@ import (
 // differ in anything: payloads, items, the Response, the error.
 func sameWithoutFast(t *testing.T, body string) {
 	t.Helper()
-	opts := Options{Format: Chat, Streaming: true}
+	sameWithoutFastIn(t, Chat, body)
+}
+
+// sameWithoutFastR is sameWithoutFast for a Responses stream.
+func sameWithoutFastR(t *testing.T, body string) {
+	t.Helper()
+	sameWithoutFastIn(t, Responses, body)
+}
+
+func sameWithoutFastIn(t *testing.T, format Format, body string) {
+	t.Helper()
+	opts := Options{Format: format, Streaming: true}
 	fast, _ := run(200, "text/event-stream", body, opts, nil)
 	opts.fullPath = true
 	full, _ := run(200, "text/event-stream", body, opts, nil)

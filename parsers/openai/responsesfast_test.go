@@ -3,23 +3,7 @@ package openai
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-// sameWithoutFastR parses body as a Responses stream with the fast path
-// and without it (Options.fullPath), streaming, and fails when the results
-// differ in anything: payloads, items, the Response, the error.
-func sameWithoutFastR(t *testing.T, body string) {
-	t.Helper()
-	opts := Options{Format: Responses, Streaming: true}
-	fast, _ := run(200, "text/event-stream", body, opts, nil)
-	opts.fullPath = true
-	full, _ := run(200, "text/event-stream", body, opts, nil)
-	if d := cmp.Diff(full, fast); d != "" {
-		t.Fatalf("the fast path differs from the full path (-full +fast):\n%s\nbody: %q", d, body)
-	}
-}
 
 // TestResponsesFastTakesTheCommonShape checks that fastREvent takes every
 // event of the benchmark stream and holds the two paths to the same result
