@@ -292,7 +292,7 @@ func decisionResult(choice string) driver.DecisionResult {
 // serverResolved handles serverRequest/resolved: the server saw the
 // client's answer (or cleared the request at turn end).
 func (p *Parser) serverResolved(f jsonrpc.Frame, pr *params) error {
-	if err := p.customFrame(mServerResolved, f, pr); err != nil {
+	if err := p.customFrame(f, pr); err != nil {
 		return err
 	}
 	id, err := jsonrpc.ParseID(pr.RequestID)

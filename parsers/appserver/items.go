@@ -398,7 +398,7 @@ const legacyTokenCountMethod = "codex/event/token_count"
 // whose usage began on token_count starts again on the v2 figures. The
 // notification is also kept as a custom payload, like every v1 event.
 func (p *Parser) legacyTokenCount(f jsonrpc.Frame, pr *params) error {
-	if err := p.customFrame(string(f.Method), f, pr); err != nil {
+	if err := p.customFrame(f, pr); err != nil {
 		return err
 	}
 	var lp struct {
@@ -520,7 +520,7 @@ func errorCode(raw json.RawMessage) string {
 
 func (p *Parser) warning(f jsonrpc.Frame, pr *params) error {
 	text := nonEmpty(pr.Summary, nonEmpty(pr.Message, string(f.Method)))
-	if err := p.customFrame(string(f.Method), f, pr); err != nil {
+	if err := p.customFrame(f, pr); err != nil {
 		return err
 	}
 	return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: text, Metadata: map[string]string{"method": string(f.Method)}})
@@ -577,7 +577,7 @@ func (p *Parser) endTurn(f jsonrpc.Frame, status, errMsg string) error {
 // Options.LegacyTurnEnd: error, task_complete and turn_aborted of this
 // run's thread end the turn; every one is also kept as a custom payload.
 func (p *Parser) legacyEvent(f jsonrpc.Frame, pr *params) error {
-	if err := p.customFrame(string(f.Method), f, pr); err != nil {
+	if err := p.customFrame(f, pr); err != nil {
 		return err
 	}
 	var lp struct {

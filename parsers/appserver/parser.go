@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/internal/rpcbook"
 	"github.com/agentwire/agentwire/jsonrpc"
 	"github.com/segmentio/encoding/json"
@@ -163,6 +164,10 @@ type Parser struct {
 	pr         params   // the params of the notification being handled
 	it         wireItem // the item of the item notification being handled
 	pairs      pairs    // for Options.Unpaired
+	// customRaw is customFrame's last Raw, by message bytes, and
+	// customMethod its method.
+	customRaw    jsonguard.Memo
+	customMethod string
 }
 
 // itemState is what the parser remembers of an item between its events.
@@ -429,14 +434,22 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 	} else if !known[string(method)] {
 		p.unknown++
 	}
-	return p.customFrame(string(method), f, pr)
+	return p.customFrame(f, pr)
 }
 
 // customFrame emits a notification that has no canonical mapping as the
-// custom kind appserver/<method> with its params.
-func (p *Parser) customFrame(event string, f jsonrpc.Frame, pr *params) error {
-	raw := map[string]any{"method": string(f.Method), "params": rawValue(f.Params)}
-	return p.custom(event, driver.StreamPayload{ThreadID: pr.ThreadID, TurnID: pr.TurnID, Raw: raw})
+// custom kind appserver/<method> with its params. A message equal to the
+// previous one given here (a flood of account/rateLimits/updated) gets
+// the same read-only Raw and method string (jsonguard.Memo), not a new map
+// and copies.
+func (p *Parser) customFrame(f jsonrpc.Frame, pr *params) error {
+	raw, ok := p.customRaw.Get(f.Data)
+	if !ok {
+		p.customMethod = string(f.Method)
+		raw = map[string]any{"method": p.customMethod, "params": rawValue(f.Params)}
+		p.customRaw.Put(f.Data, raw)
+	}
+	return p.custom(p.customMethod, driver.StreamPayload{ThreadID: pr.ThreadID, TurnID: pr.TurnID, Raw: raw})
 }
 
 // inScope reports whether a notification belongs to this run: its
