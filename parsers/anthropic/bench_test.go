@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
@@ -88,25 +87,7 @@ func BenchmarkParse(b *testing.B) {
 		r := sse.NewReader(nil, sse.Options{})
 		cpuRate(b, func() {
 			src.Reset(stream)
-			r.Reset(src, sse.Options{})
-			n := 0
-			for {
-				f, err := r.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				var m map[string]any
-				if err := json.Unmarshal(f.Data, &m); err != nil {
-					b.Fatal(err)
-				}
-				n++
-			}
-			if n == 0 {
-				b.Fatal("no events")
-			}
+			apibench.Baseline(b, r, src)
 		})
 	})
 }

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	stdjson "encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -62,18 +61,11 @@ func BenchmarkParse(b *testing.B) {
 		})
 	})
 	b.Run("baseline-sse+encoding-json-map", func(b *testing.B) {
+		src := strings.NewReader(stream)
+		r := sse.NewReader(nil, sse.Options{})
 		benchLoop(b, stream, events, func() {
-			r := sse.NewReader(strings.NewReader(stream), sse.Options{})
-			for {
-				f, err := r.Next()
-				if err == io.EOF {
-					break
-				}
-				var m map[string]any
-				if err := stdjson.Unmarshal(f.Data, &m); err != nil {
-					b.Fatal(err)
-				}
-			}
+			src.Reset(stream)
+			apibench.Baseline(b, r, src)
 		})
 	})
 }

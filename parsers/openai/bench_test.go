@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -179,17 +178,12 @@ func benchParse(b *testing.B, stream string) {
 func benchBaseline(b *testing.B, stream string) {
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
+	src := strings.NewReader(stream)
+	r := sse.NewReader(nil, sse.Options{})
 	c0 := parsertest.CPUTime()
 	for b.Loop() {
-		r := sse.NewReader(strings.NewReader(stream), sse.Options{})
-		for {
-			f, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			var m map[string]any
-			_ = json.Unmarshal(f.Data, &m)
-		}
+		src.Reset(stream)
+		apibench.Baseline(b, r, src)
 	}
 	reportCPU(b, len(stream), c0)
 }

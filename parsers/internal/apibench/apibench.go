@@ -15,15 +15,42 @@ import (
 	"github.com/agentwire/agentwire/sse"
 )
 
+// Baseline is one run of the baseline the issues name: r, reset onto src,
+// frames the stream and each event's data is decoded into a
+// map[string]any by encoding/json (an OpenAI "data: [DONE]" is not JSON
+// and is skipped). It fails tb on a framing or decoding error, or when the
+// stream has no event, and returns the number of events read.
+func Baseline(tb testing.TB, r *sse.Reader, src io.Reader) int {
+	tb.Helper()
+	r.Reset(src, sse.Options{})
+	n := 0
+	for {
+		f, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(f.Data, &m); err != nil && string(f.Data) != "[DONE]" {
+			tb.Fatal(err)
+		}
+		n++
+	}
+	if n == 0 {
+		tb.Fatal("baseline: no events")
+	}
+	return n
+}
+
 // Ratio is the model-API parsers' BenchmarkRatio: within every iteration
-// it runs parse over stream and then the baseline the issues name (the
-// sse reader, each event's data decoded into a map[string]any by
-// encoding/json; an OpenAI "data: [DONE]" is not JSON and is skipped),
-// each timed in process CPU, so that a machine whose load drifts during
-// the run slows both alike. It reports both throughputs (MB per
-// CPU-second), their ratio (the issues ask for at least 3x) and the
-// parser's allocations per event (events is the stream's event count).
-// parse fails the benchmark with its own message when a run is wrong.
+// it runs parse over stream and then Baseline, each timed in process CPU,
+// so that a machine whose load drifts during the run slows both alike. It
+// reports both throughputs (MB per CPU-second), their ratio (the issues
+// ask for at least 3x) and the parser's allocations per event (events is
+// the stream's event count). parse fails the benchmark with its own
+// message when a run is wrong.
 func Ratio(b *testing.B, stream []byte, events int, parse func(r io.Reader)) {
 	b.Helper()
 	b.SetBytes(int64(len(stream)))
@@ -43,20 +70,7 @@ func Ratio(b *testing.B, stream []byte, events int, parse func(r io.Reader)) {
 		allocs += ms.Mallocs - a0
 		c2 := parsertest.CPUTime()
 		src.Reset(stream)
-		r.Reset(src, sse.Options{})
-		for {
-			f, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			var m map[string]any
-			if err := json.Unmarshal(f.Data, &m); err != nil && string(f.Data) != "[DONE]" {
-				b.Fatal(err)
-			}
-		}
+		Baseline(b, r, src)
 		c3 := parsertest.CPUTime()
 		parser, baseline = parser+c1-c0, baseline+c3-c2
 	}
