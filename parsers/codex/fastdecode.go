@@ -16,9 +16,12 @@ import (
 // second semantics:
 //
 //   - it validates as jsonguard.Check does: every string literal (names
-//     included) with jsonguard.StringEnd, every value it does not decode
-//     with Check over the value's bytes (within the remaining depth), the
-//     structure between them itself, and nothing may follow the object;
+//     included) with jsonguard.StringEnd, but for a name or "type" of
+//     plain bytes (scanned to its quote by the walk itself, member) and
+//     an exit code (a plain integer or null, exitCodeAt); every value it
+//     does not decode with Check over the value's bytes (within the
+//     remaining depth); the structure between them itself; and nothing
+//     may follow the object;
 //   - it handles the shape every codex release writes: exact member names,
 //     each at most once, values of the field's type or null;
 //   - on anything else it gives up (fast is false), and the caller uses
@@ -138,36 +141,55 @@ func asciiEqualFold(b []byte, s string) bool {
 
 // member reads the member name at b[i] (a quote) and the colon after it;
 // it returns the raw name (quotes excluded) and the index of the value.
+// A name of plain bytes (no backslash, no control character: every name
+// codex writes) is scanned here, byte by byte, and a colon and a value
+// right after it are taken without a call: jsonguard.StringEnd and SkipWS,
+// which any other name and spacing go to, cost more than such a name.
 func member(b []byte, i int) (name []byte, v int, ok bool) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, 0, false
 	}
-	end, _, ok := jsonguard.StringEnd(b, i)
-	if !ok {
+	end := i + 1
+	for end < len(b) && b[end] != '"' && b[end] != '\\' && b[end] >= 0x20 {
+		end++
+	}
+	if end < len(b) && b[end] == '"' {
+		end++
+	} else if end, _, ok = jsonguard.StringEnd(b, i); !ok {
 		return nil, 0, false
 	}
 	name = b[i+1 : end-1]
-	v = jsonguard.SkipWS(b, end)
+	v = end
 	if v >= len(b) || b[v] != ':' {
-		return nil, 0, false
+		if v = jsonguard.SkipWS(b, v); v >= len(b) || b[v] != ':' {
+			return nil, 0, false
+		}
 	}
-	v = jsonguard.SkipWS(b, v+1)
-	if v >= len(b) {
-		return nil, 0, false
+	v++
+	if v >= len(b) || b[v] <= ' ' {
+		if v = jsonguard.SkipWS(b, v); v >= len(b) {
+			return nil, 0, false
+		}
 	}
 	return name, v, true
 }
 
 // next steps past a value ending at end to the next member: more is true
 // after a comma (i is then the next name), false at the closing brace (i
-// is just past it).
+// is just past it). A comma or brace right after the value, and a name
+// right after the comma, are taken without a call.
 func next(b []byte, end int) (i int, more, ok bool) {
-	i = jsonguard.SkipWS(b, end)
-	if i >= len(b) {
-		return 0, false, false
+	i = end
+	if i >= len(b) || b[i] <= ' ' {
+		if i = jsonguard.SkipWS(b, i); i >= len(b) {
+			return 0, false, false
+		}
 	}
 	switch b[i] {
 	case ',':
+		if i+1 < len(b) && b[i+1] == '"' {
+			return i + 1, true, true
+		}
 		return jsonguard.SkipWS(b, i+1), true, true
 	case '}':
 		return i + 1, false, true
@@ -240,9 +262,20 @@ func fastEvent(b []byte, ev *wireItemEvent) (typ []byte, typOK, fast bool) {
 			}
 			seenType = true
 			if b[v] == '"' {
-				var esc bool
-				if end, esc, ok = jsonguard.StringEnd(b, v); !ok || esc || !utf8.Valid(b[v+1:end-1]) {
-					return nil, false, false
+				// Plain ASCII up to the quote (every type codex
+				// writes) is valid and unescaped; anything else is
+				// checked.
+				end = v + 1
+				for end < len(b) && b[end] != '"' && b[end] != '\\' && 0x20 <= b[end] && b[end] < 0x80 {
+					end++
+				}
+				if end < len(b) && b[end] == '"' {
+					end++
+				} else {
+					var esc bool
+					if end, esc, ok = jsonguard.StringEnd(b, v); !ok || esc || !utf8.Valid(b[v+1:end-1]) {
+						return nil, false, false
+					}
 				}
 				typ, typOK = b[v+1:end-1], true
 			} else if end, ok = skipChecked(b, v, depthTop); !ok {
@@ -367,22 +400,25 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 			}
 			continue
 		}
+		if fld == fExitCode {
+			if end, ok = exitCodeAt(b, v, it); !ok {
+				return 0, false
+			}
+			var more bool
+			if i, more, ok = next(b, end); !ok {
+				return 0, false
+			}
+			if !more {
+				return i, true
+			}
+			continue
+		}
 		if end, ok = skipChecked(b, v, depthItem); !ok {
 			return 0, false
 		}
 		val := b[v:end]
 		null := string(val) == "null"
 		switch fld {
-		case fExitCode:
-			if null {
-				it.ExitCode = nil
-			} else {
-				var n int64
-				if n, ok = jsonguard.PlainInt(val); ok {
-					it.exit = int(n)
-					it.ExitCode = &it.exit
-				}
-			}
 		case fChanges:
 			ok = fastChanges(val, null, &it.Changes)
 		case fArguments:
@@ -409,6 +445,35 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 			return i, true
 		}
 	}
+}
+
+// exitCodeAt decodes the exit_code member at b[v] into it: null, or an
+// integer written plainly (-?(0|[1-9][0-9]*), at most 18 digits), which
+// is what codex writes; the caller's next step checks the byte after it.
+// Any other value (a fraction, an exponent, a string) gives up.
+func exitCodeAt(b []byte, v int, it *wireItem) (int, bool) {
+	if literal(b, v, "null") {
+		it.ExitCode = nil
+		return v + 4, true
+	}
+	j := v
+	if j < len(b) && b[j] == '-' {
+		j++
+	}
+	d := j
+	for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+		j++
+	}
+	if j == d || b[d] == '0' && j-d > 1 {
+		return 0, false // no digit, or a leading zero
+	}
+	n, ok := jsonguard.PlainInt(b[v:j])
+	if !ok {
+		return 0, false
+	}
+	it.exit = int(n)
+	it.ExitCode = &it.exit
+	return j, true
 }
 
 // setString stores a string member; null leaves the field unchanged, as

@@ -236,6 +236,15 @@ func FuzzItemDecode(f *testing.F) {
 		`{"item":{"id":"m","type":"mcp_tool_call","server":"s","tool":"t","arguments":{"a":1},"result":null}}`,
 		`{"item":{"id":"t","type":"todo_list","items":[{"text":"a","completed":true}]}}`,
 		`{"item":{"id":"c","type":"command_execution","aggregated_output":"\u00e9\n","exit_code":0}}`,
+		// exit codes and spacing around names, colons and commas
+		`{"item":{"id":"c","type":"command_execution","exit_code":-12}}`,
+		`{"item":{"id":"c","type":"command_execution","exit_code":01}}`,
+		`{"item":{"id":"c","type":"command_execution","exit_code":-0,"status":"failed"}}`,
+		`{"item":{"id":"c","type":"command_execution","exit_code":1.5}}`,
+		`{"item":{"id":"c","type":"command_execution","exit_code":-}}`,
+		`{"item":{"id":"c","type":"command_execution","exit_code":nul}}`,
+		`{ "item" : { "id" :"c" ,"type":	"command_execution" , "exit_code" : 3 } } `,
+		`{"item":{"i\u0064":"c","type":"command_execution","exit_code":3}}`,
 	} {
 		f.Add([]byte(s))
 	}

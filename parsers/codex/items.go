@@ -33,6 +33,39 @@ func (ph phase) event() string {
 // knownItem reports whether the parser maps item type t itself.
 func knownItem(t string) bool { return slices.Contains(itemTypes[:], t) }
 
+// noteItem records an event of the known item id of type typ, and counts
+// as malformed a change of type and an event after the item completed.
+// The latest item is held in p.cur, outside p.items: an item's events come
+// together, so most of them find it there without hashing the id, and it
+// goes into the map (once) when another item's event comes.
+func (p *Parser) noteItem(id, typ string, ph phase) {
+	var s itemState
+	seen := true
+	if id == p.curID {
+		s = p.cur
+	} else {
+		if p.curID != "" {
+			p.items[p.curID] = p.cur
+		}
+		s, seen = p.items[id]
+		p.curID = id
+	}
+	t := uint8(slices.Index(itemTypes[:], typ))
+	if !seen {
+		s.typ = t
+	} else {
+		if s.typ != t {
+			p.markMalformed("item ", id, " changed type from ", itemTypes[s.typ], " to ", typ)
+			s.typ = t
+		}
+		if s.completed {
+			p.markMalformed(ph.event(), " for item ", id, " after its item.completed")
+		}
+	}
+	s.completed = s.completed || ph == phaseCompleted
+	p.cur = s
+}
+
 // itemTypes are the item types the parser maps itself.
 var itemTypes = [...]string{itAgentMessage, itReasoning, itCommandExecution, itFileChange, itMCPToolCall, itWebSearch, itTodoList, itError}
 
@@ -95,19 +128,7 @@ func (p *Parser) itemEvent(f ndjson.Frame, ph phase) error {
 		// Warnings (error items) may precede thread.started; nothing else.
 		p.markMalformed(ph.event() + " before thread.started")
 	}
-	if s, ok := p.items[id]; !ok {
-		p.items[id] = itemState{typ: typ, completed: ph == phaseCompleted}
-	} else {
-		if s.typ != typ {
-			p.markMalformed("item ", id, " changed type from ", s.typ, " to ", typ)
-			s.typ = typ
-		}
-		if s.completed {
-			p.markMalformed(ph.event(), " for item ", id, " after its item.completed")
-		}
-		s.completed = s.completed || ph == phaseCompleted
-		p.items[id] = s
-	}
+	p.noteItem(id, typ, ph)
 	switch typ {
 	case itAgentMessage:
 		return p.message(f, emit.Text, driver.TranscriptAssistant, id, it, ph)

@@ -146,9 +146,13 @@ type Parser struct {
 	threadTotals bool // usage covers the whole thread
 	output       string
 	lastError    string // last top-level error event message
-	items        map[string]itemState
-	scratch      wireItem // the item being decoded
-	lastID       string   // the last item event's id, when plain (wireItem.prevID)
+	// items holds what is known of the items seen before the latest one,
+	// which is curID's and held in cur (see noteItem).
+	items   map[string]itemState
+	curID   string
+	cur     itemState
+	scratch wireItem // the item being decoded
+	lastID  string   // the last item event's id, when plain (wireItem.prevID)
 	// fast: Feed decoded the line's item into fastEv (pointing at scratch)
 	// with the one-pass walk; see fastEvent.
 	fast         bool
@@ -162,9 +166,11 @@ type Parser struct {
 	memo         jsonguard.Memo
 }
 
-// itemState is what the parser remembers of an item between its events.
+// itemState is what the parser remembers of an item between its events:
+// its type, as an index in itemTypes (only known items are recorded), and
+// whether it completed. Two bytes: a long session keeps one per item.
 type itemState struct {
-	typ       string
+	typ       uint8
 	completed bool
 }
 
