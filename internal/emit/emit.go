@@ -78,7 +78,8 @@ type life struct {
 	open         bool
 	resulted     bool
 	order        int
-	n            int // incarnation: 1, then 2 for "id#2", ...
+	n            int  // incarnation: 1, then 2 for "id#2", ...
+	mapped       bool // Emitter.lives holds it (see Emitter.last)
 }
 
 // Emitter emits transcript items and stream payloads for one run.
@@ -103,6 +104,12 @@ type Emitter struct {
 	// closed, a tool call closed and given its result) only the number of
 	// incarnations it had, which is all a reused id needs for its fresh
 	// suffix. A long run keeps one small entry per id, not the lifecycle.
+	//
+	// The last one opened goes into lives only when another is opened
+	// while it still matters (mapped), or as its count when it is over:
+	// lifecycles mostly come one after the other, and each then costs
+	// one write to the map, not two. Lookups try last first, so an
+	// entry of lives for last's key, if any, is never read.
 	lives map[key]entry
 	slab  []life // where new lives are allocated, lifeSlab at a time
 	last  *life  // the last one opened: most lookups are for it
@@ -312,7 +319,11 @@ func (e *Emitter) open(f Family, scope, id string, tmpl driver.StreamPayload) (s
 	e.opened++
 	l := e.newLife()
 	*l = life{key: k, emitID: emitID, open: true, order: e.opened, n: n, parentScope: tmpl.ParentScopeID, parentTool: tmpl.ParentToolCallID, completeArgs: tmpl.Args != nil}
-	e.lives[k] = entry{l: l}
+	if last := e.last; last != nil && !last.mapped && last.key != k {
+		// It still matters (a released one is no longer last).
+		e.lives[last.key] = entry{l: last}
+		last.mapped = true
+	}
 	e.last = l
 	if !e.allowed(f) {
 		return emitID, nil
@@ -599,9 +610,12 @@ func (e *Emitter) FinishWith(usage *driver.Usage, finish *driver.Finish, failure
 	}
 	var open []*life
 	for _, en := range e.lives {
-		if l := en.l; l != nil && l.open {
+		if l := en.l; l != nil && l.open && l != e.last {
 			open = append(open, l)
 		}
+	}
+	if l := e.last; l != nil && l.open {
+		open = append(open, l)
 	}
 	slices.SortFunc(open, func(a, b *life) int { return a.order - b.order })
 	for _, l := range open {

@@ -3,6 +3,7 @@ package emit
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -244,9 +245,43 @@ func TestItemStoredOnce(t *testing.T) {
 func (e *Emitter) kept() int {
 	n := 0
 	for _, en := range e.lives {
-		if en.l != nil {
+		if en.l != nil && en.l != e.last {
 			n++
 		}
 	}
+	if e.last != nil {
+		n++ // in lives or not (Emitter.lives)
+	}
 	return n
+}
+
+// TestFinishClosesInOpeningOrder: Finish closes what is open in the order
+// it was opened, the last one opened (which lives may not hold yet)
+// included, and a closed id reopened after others gets its fresh suffix.
+func TestFinishClosesInOpeningOrder(t *testing.T) {
+	sink := &adaptertest.RecordingSink{}
+	e := New(sink, true, driver.StreamCapability{Reasoning: true})
+	_ = e.Delta(Text, "", "a", "x")
+	_ = e.Close(Text, "", "a", nil)
+	_, _ = e.Open(Reasoning, "", "r")
+	_, _ = e.OpenTool("", "t", "shell", nil, "", "")
+	if id, _ := e.Open(Text, "", "a"); id != "a#2" {
+		t.Errorf("reopened a is %q, want a#2", id)
+	}
+	_ = e.Finish(nil, nil)
+	var ends []string
+	for _, p := range sink.Payloads {
+		switch p.Kind {
+		case driver.StreamTextEnd, driver.StreamReasoningEnd:
+			ends = append(ends, p.MessageID)
+		case driver.StreamToolCallEnd:
+			ends = append(ends, p.ToolCallID)
+		}
+	}
+	if want := []string{"a", "r", "t", "a#2"}; !slices.Equal(ends, want) {
+		t.Errorf("ends %q, want %q", ends, want)
+	}
+	if vs := adaptertest.CheckStream(driver.StreamCapability{Reasoning: true}, sink.Payloads); len(vs) != 0 {
+		t.Errorf("invalid: %s", vs)
+	}
 }
