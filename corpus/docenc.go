@@ -262,11 +262,13 @@ func (e *docEnc) item(it *driver.TranscriptItem, d int) error {
 		return err
 	}
 	o.strOmit("subtype", it.Subtype)
-	if err := o.fallbackOmit("errors", it.Errors, len(it.Errors) == 0); err != nil {
-		return err
+	if len(it.Errors) > 0 {
+		o.key("errors")
+		e.strs(it.Errors, d+1)
 	}
-	if err := o.fallbackOmit("metadata", it.Metadata, len(it.Metadata) == 0); err != nil {
-		return err
+	if len(it.Metadata) > 0 {
+		o.key("metadata")
+		e.strMap(it.Metadata, d+1)
 	}
 	if err := o.mapOmit("data", it.Data); err != nil {
 		return err
@@ -292,6 +294,18 @@ func (e *docEnc) any(v any, d int) error {
 		e.buf = appendFloat(e.buf, x)
 	case map[string]any:
 		return e.anyMap(x, d)
+	// The types parsers build their own values of (a malformed line's Raw
+	// has its line and offset as int and int64; items carry
+	// map[string]string metadata): a stream of malformed lines would
+	// otherwise go through encoding/json once per line.
+	case int:
+		e.buf = strconv.AppendInt(e.buf, int64(x), 10)
+	case int64:
+		e.buf = strconv.AppendInt(e.buf, x, 10)
+	case map[string]string:
+		e.strMap(x, d)
+	case []string:
+		e.strs(x, d)
 	case []any:
 		if x == nil {
 			e.buf = append(e.buf, "null"...)
@@ -343,6 +357,48 @@ func (e *docEnc) anyMap(m map[string]any, d int) error {
 	}
 	o.close()
 	return nil
+}
+
+// strMap appends m with its keys sorted, as encoding/json does.
+func (e *docEnc) strMap(m map[string]string, d int) {
+	if m == nil {
+		e.buf = append(e.buf, "null"...)
+		return
+	}
+	base := len(e.keys)
+	for k := range m {
+		e.keys = append(e.keys, k)
+	}
+	slices.Sort(e.keys[base:])
+	o := e.open(d)
+	for _, k := range e.keys[base:] {
+		o.quotedKey(k)
+		e.buf = appendQuoted(e.buf, m[k])
+	}
+	e.keys = e.keys[:base]
+	o.close()
+}
+
+// strs appends s as encoding/json does (nil is null).
+func (e *docEnc) strs(s []string, d int) {
+	switch {
+	case s == nil:
+		e.buf = append(e.buf, "null"...)
+		return
+	case len(s) == 0:
+		e.buf = append(e.buf, '[', ']')
+		return
+	}
+	e.buf = append(e.buf, '[')
+	for i, v := range s {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.newline(d + 1)
+		e.buf = appendQuoted(e.buf, v)
+	}
+	e.newline(d)
+	e.buf = append(e.buf, ']')
 }
 
 // appendFloat is encoding/json's text of a finite float64.
