@@ -23,7 +23,11 @@ type docSink struct {
 	at   Origin
 	n    int
 	bad  []badFrame
-	seen map[int64]bool
+	// lastBad is the offset of the last frame in bad (-1 before the
+	// first). The origins a replay is told never go back (the frames in
+	// order, then Finish at len(stdout)), so a frame's emissions are
+	// contiguous and one offset, not a set of them, tells its first.
+	lastBad int64
 	// stream and run hold the emission being handed to live (Options.Live:
 	// valid for the call only), so that an emission costs no allocation.
 	stream driver.StreamPayload
@@ -39,7 +43,7 @@ type badFrame struct {
 }
 
 func newDocSink(record bool, live func(i int, ev Event, o Origin)) *docSink {
-	d := &docSink{live: live, seen: map[int64]bool{}}
+	d := &docSink{live: live, lastBad: -1}
 	if record {
 		d.rec = &adaptertest.RecordingSink{}
 	}
@@ -89,8 +93,8 @@ func (d *docSink) EmitStream(p driver.StreamPayload) error {
 func (d *docSink) event(ev Event) {
 	i := d.n
 	d.n++
-	if why, ok := malformed(ev); ok && !d.seen[d.at.Offset] {
-		d.seen[d.at.Offset] = true
+	if why, ok := malformed(ev); ok && d.at.Offset != d.lastBad {
+		d.lastBad = d.at.Offset
 		d.bad = append(d.bad, badFrame{index: i, at: d.at, why: why})
 	}
 	if d.live != nil {
