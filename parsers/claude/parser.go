@@ -178,11 +178,14 @@ type Parser struct {
 	sl streamLine
 	al assistantFast
 	ul userFast
+	// usage is the room fastAssistant decodes message.usage into,
+	// usageMemo the last one it read.
+	usage     apiUsage
+	usageMemo usageMemo
 
-	// fs is the stream_event fast path's state, fastFn its check
-	// callback (fs.member, bound once).
-	fs     fastScan
-	fastFn func(level, obj int, name, value []byte)
+	// room is what the pointers of the streamLine fastStream fills point
+	// to.
+	room streamRoom
 
 	// pending CLI control requests, by id and in arrival order.
 	pending      map[string]*ControlRequest
@@ -281,11 +284,16 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 		}
 		return p.streamDecoded(f, l)
 	case bytes.HasPrefix(data, assistantPrefix):
+		// The common lines take fastAssistant (linefast.go); the others,
+		// or a line it declines, the decoder.
 		l := &p.al
-		blocks := l.Message.Content[:0] // the decoder reuses its room
-		*l = assistantFast{}
-		l.Message.Content = blocks
-		if f.Decode(l) == nil && l.Type.n == 1 && l.Type.v == "assistant" {
+		l.reset()
+		ok := p.fastAssistant(data, l)
+		if !ok {
+			l.reset()
+			ok = f.Decode(l) == nil && l.Type.n == 1 && l.Type.v == "assistant"
+		}
+		if ok {
 			if err := p.fastEnvelope(f, "assistant", &l.SessionID); err != nil {
 				return err
 			}
@@ -293,10 +301,13 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 		}
 	case bytes.HasPrefix(data, userPrefix):
 		l := &p.ul
-		blocks := l.Message.Content.blocks[:0]
-		*l = userFast{}
-		l.Message.Content.blocks = blocks
-		if f.Decode(l) == nil && l.Type.n == 1 && l.Type.v == "user" {
+		l.reset()
+		ok := fastUser(data, l)
+		if !ok {
+			l.reset()
+			ok = f.Decode(l) == nil && l.Type.n == 1 && l.Type.v == "user"
+		}
+		if ok {
 			if err := p.fastEnvelope(f, "user", &l.SessionID); err != nil {
 				return err
 			}

@@ -2,7 +2,6 @@ package claude
 
 import (
 	"bytes"
-	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/internal/jsonguard"
 )
@@ -15,290 +14,267 @@ import (
 //	 "delta":{"type":"text_delta","text":"Hel"}},"parent_tool_use_id":null,
 //	 "session_id":"...","uuid":"..."}
 //
-// fastStream fills the streamLine from the members that jsonguard's one
-// validating pass (CheckNested) hands over, instead of the reflection
-// decoder (which scans the line twice for its own flags before decoding
-// it, and once more for every field with an UnmarshalJSON). It takes only
-// the lines whose result it can give exactly as f.Decode(l) would (a
-// line of the events below, every member the decoder reads of the type
-// this reads, no duplicate, no name the decoder would match case
-// insensitively or after unescaping); on anything else it declines and
-// the caller decodes the line, which gives the same result or the same
-// error. FuzzStreamFast holds the two to the same result.
+// fastStream reads such a line in one pass that validates as it goes
+// (jsonguard's strict readers, as fastAssistant does) and fills the
+// streamLine as f.Decode(l) would, instead of the reflective decoder
+// (which scans the line twice for its own flags before decoding it, and
+// once more for every field with an UnmarshalJSON). It takes the lines of
+// every event whose result it can give exactly: member names without
+// escapes, each member the decoder reads at most once and of the type
+// this reads, no name the decoder would match case insensitively, values
+// nested at most lineDepth deep. On anything else it declines and the
+// caller decodes the line, which gives the same result or the same error.
+// FuzzStreamFast holds the two to the same result.
 
-// fastMembers bounds the members fastStream records below the top level
-// (the event's and the delta's, and those of any other object in the
-// line); a line with more is declined.
-const fastMembers = 24
-
-// fastMember is a member below the top level: the offset of its object's
-// '{' in the line, its name literal and its value.
-type fastMember struct {
-	level, obj  int
-	name, value []byte
-}
-
-// fastScan is fastStream's state, kept in the Parser so that the check's
-// callback (made once, in fastFn) allocates nothing per line.
-type fastScan struct {
-	line     []byte
-	declined bool
-	// The top-level members the decoder reads.
-	typ, event, parent, sid []byte
-	nTyp, nEvent, nParent   int
-	nSID                    int
-	nested                  [fastMembers]fastMember
-	n                       int
-}
-
-// member records one member as CheckNested reaches the end of its value.
-func (s *fastScan) member(level, obj int, name, value []byte) {
-	if s.declined {
-		return
-	}
-	if level > 1 {
-		if s.n == fastMembers {
-			s.declined = true
-			return
-		}
-		s.nested[s.n] = fastMember{level, obj, name, value}
-		s.n++
-		return
-	}
-	switch string(name) {
-	case `"type"`:
-		s.typ, s.nTyp = value, s.nTyp+1
-	case `"event"`:
-		s.event, s.nEvent = value, s.nEvent+1
-	case `"parent_tool_use_id"`:
-		s.parent, s.nParent = value, s.nParent+1
-	case `"session_id"`:
-		s.sid, s.nSID = value, s.nSID+1
-	default:
-		s.declined = foldsTo(name, lineFields)
-	}
-}
-
-// The field names of streamLine, sseEvent and sseDelta as the decoder
-// matches them; a member of another name is ignored by the decoder, unless
-// it matches one of these case insensitively or after unescaping.
+// The field names of streamLine, sseEvent, sseMessage, sseDelta and
+// apiError as the decoder matches them (see foldsTo).
 var (
-	lineFields  = []string{"type", "event", "parent_tool_use_id", "session_id"}
-	eventFields = []string{"type", "index", "message", "content_block", "delta", "usage", "error"}
-	deltaFields = []string{"type", "text", "thinking", "partial_json", "signature", "stop_reason"}
+	lineFields       = newFieldSet("type", "event", "parent_tool_use_id", "session_id")
+	eventFields      = newFieldSet("type", "index", "message", "content_block", "delta", "usage", "error")
+	sseMessageFields = newFieldSet("id", "model", "usage")
+	deltaFields      = newFieldSet("type", "text", "thinking", "partial_json", "signature", "stop_reason")
+	apiErrorFields   = newFieldSet("type", "message")
 )
 
-// foldsTo reports whether the member name literal lit is not one of
-// fields exactly but the decoder could still take it for one: it has an
-// escape, or it equals one case insensitively (Unicode folding included:
-// "ſ" folds to 's', "K" to 'k').
-func foldsTo(lit []byte, fields []string) bool {
-	name := lit[1 : len(lit)-1]
-	ascii := true
-	for _, c := range name {
-		if c == '\\' {
-			return true
-		}
-		if c >= 0x80 {
-			ascii = false
-		}
-	}
-	for _, f := range fields {
-		// An ASCII name folds to a field of its own length only; a
-		// non-ASCII one may fold to a shorter one ("ſ" is two bytes).
-		if (!ascii || len(f) == len(name)) && bytes.EqualFold(name, []byte(f)) {
-			return true
-		}
-	}
-	return false
+// streamRoom holds what the pointers of a streamLine that fastStream
+// filled point to: nothing keeps them after Feed returns.
+type streamRoom struct {
+	message sseMessage
+	block   contentBlock
+	usage   apiUsage
+	err     apiError
 }
 
-// fastStream fills l from the stream_event line data as f.Decode(l) would,
-// for a content_block_delta, content_block_stop, message_stop or ping
-// event; ok is false (l then unspecified) when it declines.
-func (p *Parser) fastStream(data []byte, l *streamLine) (ok bool) {
-	s := &p.fs
-	// Every field but the records, which s.n bounds.
-	s.line, s.declined, s.n = data, false, 0
-	s.typ, s.event, s.parent, s.sid = nil, nil, nil, nil
-	s.nTyp, s.nEvent, s.nParent, s.nSID = 0, 0, 0, 0
-	if p.fastFn == nil {
-		p.fastFn = s.member
-	}
-	if jsonguard.CheckNested(data, jsonguard.DefaultMaxDepth, 3, p.fastFn) != nil || s.declined {
-		return false
-	}
-	if s.nTyp != 1 || string(s.typ) != `"stream_event"` || s.nEvent != 1 || s.nParent > 1 || s.nSID > 1 ||
-		len(s.event) == 0 || s.event[0] != '{' {
+// fastStream fills l from the stream_event line d as f.Decode(l) would, for
+// a line whose one "type" member is "stream_event"; ok is false (l then
+// unspecified) when it declines.
+func (p *Parser) fastStream(d []byte, l *streamLine) (ok bool) {
+	if len(d) == 0 || d[0] != '{' {
 		return false
 	}
 	*l = streamLine{}
-	l.Type = typeField{n: 1, v: "stream_event"}
-	if s.nParent == 1 {
-		v, ok := nullableString(s.parent)
-		if !ok {
-			return false
+	var seen uint
+	end := jsonguard.StrictMembers(d, 0, func(name []byte, i int) int {
+		switch string(name) {
+		case `"type"`:
+			if !once(&seen, 0) || !jsonguard.HasLiteral(d, i, `"stream_event"`) {
+				return -1
+			}
+			l.Type = typeField{n: 1, v: "stream_event"}
+			return i + len(`"stream_event"`)
+		case `"event"`:
+			if !once(&seen, 1) {
+				return -1
+			}
+			if d[i] != '{' {
+				return fastNull(d, i)
+			}
+			return p.fastEvent(d, i, &l.Event)
+		case `"parent_tool_use_id"`:
+			if !once(&seen, 2) {
+				return -1
+			}
+			return fastString(d, i, &l.ParentToolUseID)
+		case `"session_id"`:
+			if !once(&seen, 3) {
+				return -1
+			}
+			return fastID(d, i, &l.SessionID)
 		}
-		l.ParentToolUseID = v
-	}
-	if s.nSID == 1 && string(s.sid) != "null" {
-		// idField without an escape and up to its room; anything else is
-		// left to the decoder.
-		id := s.sid
-		if len(id) < 2 || id[0] != '"' || len(id)-2 > len(l.SessionID.b) || bytes.IndexByte(id, '\\') >= 0 {
-			return false
-		}
-		l.SessionID.set, l.SessionID.n = true, copy(l.SessionID.b[:], id[1:len(id)-1])
-	}
-	return s.eventMembers(offsetOf(data, s.event), &l.Event)
+		return fastSkip(d, name, i, lineFields)
+	})
+	return end >= 0 && jsonguard.SkipWS(d, end) == len(d) && seen&1 != 0
 }
 
-// eventMembers fills ev from the members of the event object at offset
-// obj.
-func (s *fastScan) eventMembers(obj int, ev *sseEvent) bool {
-	var nType, nIndex, nDelta int
-	var delta []byte
-	for _, m := range s.nested[:s.n] {
-		if m.level != 2 || m.obj != obj {
-			continue
-		}
-		switch string(m.name) {
+// fastEvent reads the event object at d[i] ('{') into ev; its pointers go
+// to p.room.
+func (p *Parser) fastEvent(d []byte, i int, ev *sseEvent) int {
+	var seen uint
+	return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
+		switch string(name) {
 		case `"type"`:
-			nType++
-			switch string(m.value) {
-			case `"content_block_delta"`, `"content_block_stop"`, `"message_stop"`, `"ping"`:
-				ev.Type = knownNames[string(m.value[1:len(m.value)-1])]
-			default:
-				return false
+			if !once(&seen, 0) {
+				return -1
 			}
+			return fastName(d, i, &ev.Type)
 		case `"index"`:
-			nIndex++
-			if string(m.value) == "null" {
-				continue
+			if !once(&seen, 1) {
+				return -1
 			}
-			n, ok := smallInt(m.value)
-			if !ok {
-				return false
+			return fastInt(d, i, &ev.Index)
+		case `"message"`:
+			if !once(&seen, 2) {
+				return -1
 			}
-			ev.Index = n
+			if d[i] != '{' {
+				return fastNull(d, i)
+			}
+			m := &p.room.message
+			*m = sseMessage{}
+			ev.Message = m
+			return p.fastSSEMessage(d, i, m)
+		case `"content_block"`:
+			if !once(&seen, 3) {
+				return -1
+			}
+			if d[i] != '{' {
+				return fastNull(d, i)
+			}
+			b := &p.room.block
+			*b = contentBlock{}
+			ev.ContentBlock = b
+			return fastBlock(d, i, b)
 		case `"delta"`:
-			nDelta++
-			delta = m.value
-		case `"message"`, `"content_block"`, `"usage"`, `"error"`:
-			// Pointers the decoder leaves nil on null; anything else is
-			// another kind of event than this path takes.
-			if string(m.value) != "null" {
-				return false
+			if !once(&seen, 4) {
+				return -1
 			}
-		default:
-			if foldsTo(m.name, eventFields) {
-				return false
+			if d[i] != '{' {
+				return fastNull(d, i)
 			}
+			return fastDelta(d, i, &ev.Delta)
+		case `"usage"`:
+			if !once(&seen, 5) {
+				return -1
+			}
+			if d[i] != '{' {
+				return fastNull(d, i)
+			}
+			u := &p.room.usage
+			ev.Usage = u
+			return p.fastUsageMemo(d, i, u)
+		case `"error"`:
+			if !once(&seen, 6) {
+				return -1
+			}
+			if d[i] != '{' {
+				return fastNull(d, i)
+			}
+			e := &p.room.err
+			*e = apiError{}
+			ev.Error = e
+			return fastAPIError(d, i, e)
 		}
-	}
-	if nType != 1 || nIndex > 1 || nDelta > 1 {
-		return false
-	}
-	if delta == nil || string(delta) == "null" {
-		return true
-	}
-	if delta[0] != '{' {
-		return false
-	}
-	return s.deltaMembers(offsetOf(s.line, delta), &ev.Delta)
+		return fastSkip(d, name, i, eventFields)
+	})
 }
 
-// deltaMembers fills d from the members of the delta object at offset
-// obj.
-func (s *fastScan) deltaMembers(obj int, d *sseDelta) bool {
-	var seen [6]bool
-	for _, m := range s.nested[:s.n] {
-		if m.level != 3 || m.obj != obj {
-			continue
+// fastSSEMessage reads message_start's message object at d[i] ('{') into
+// m; its usage goes to p.usage.
+func (p *Parser) fastSSEMessage(d []byte, i int, m *sseMessage) int {
+	var seen uint
+	return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
+		switch string(name) {
+		case `"id"`:
+			if !once(&seen, 0) {
+				return -1
+			}
+			return fastString(d, i, &m.ID)
+		case `"model"`:
+			if !once(&seen, 1) {
+				return -1
+			}
+			return fastString(d, i, &m.Model)
+		case `"usage"`:
+			if !once(&seen, 2) {
+				return -1
+			}
+			if d[i] != '{' {
+				return fastNull(d, i)
+			}
+			u := &p.usage
+			m.Usage = u
+			return p.fastUsageMemo(d, i, u)
 		}
+		return fastSkip(d, name, i, sseMessageFields)
+	})
+}
+
+// fastDelta reads the delta object at d[i] ('{') into dl.
+func fastDelta(d []byte, i int, dl *sseDelta) int {
+	var seen uint
+	return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
 		var dst *string
-		var i int
-		switch string(m.name) {
+		var bit uint
+		switch string(name) {
 		case `"type"`:
-			i = 0
+			if !once(&seen, 0) {
+				return -1
+			}
+			return fastName(d, i, &dl.Type)
 		case `"text"`:
-			i, dst = 1, &d.Text
+			dst, bit = &dl.Text, 1
 		case `"thinking"`:
-			i, dst = 2, &d.Thinking
+			dst, bit = &dl.Thinking, 2
 		case `"partial_json"`:
-			i, dst = 3, &d.PartialJSON
+			dst, bit = &dl.PartialJSON, 3
 		case `"signature"`:
-			i, dst = 4, &d.Signature
+			dst, bit = &dl.Signature, 4
 		case `"stop_reason"`:
-			i, dst = 5, &d.StopReason
+			dst, bit = &dl.StopReason, 5
 		default:
-			if foldsTo(m.name, deltaFields) {
-				return false
-			}
-			continue
+			return fastSkip(d, name, i, deltaFields)
 		}
-		if seen[i] {
-			return false
+		if !once(&seen, bit) {
+			return -1
 		}
-		seen[i] = true
-		if i == 0 {
-			// A name interned as the decoder's name type does; an escaped
-			// one is left to it.
-			v := m.value
-			if string(v) == "null" {
-				continue
-			}
-			if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
-				return false
-			}
-			if k, ok := knownNames[string(v[1:len(v)-1])]; ok {
-				d.Type = k
-			} else {
-				d.Type = name(v[1 : len(v)-1])
-			}
-			continue
-		}
-		v, ok := nullableString(m.value)
-		if !ok {
-			return false
-		}
-		*dst = v
-	}
-	return true
+		return fastString(d, i, dst)
+	})
 }
 
-// nullableString decodes a string or null (as "") value; ok is false for
-// any other value.
-func nullableString(v []byte) (string, bool) {
-	if string(v) == "null" {
-		return "", true
-	}
-	return jsonguard.String(v)
-}
-
-// smallInt decodes an integer literal of up to 18 digits (what an int
-// holds whatever its sign); ok is false for anything else (a fraction,
-// an exponent, a longer number: left to the decoder).
-func smallInt(v []byte) (int, bool) {
-	i, neg := 0, false
-	if len(v) > 0 && v[0] == '-' {
-		i, neg = 1, true
-	}
-	if len(v)-i == 0 || len(v)-i > 18 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range v[i:] {
-		if c < '0' || c > '9' {
-			return 0, false
+// fastAPIError reads an error event's error object at d[i] ('{') into e.
+func fastAPIError(d []byte, i int, e *apiError) int {
+	var seen uint
+	return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
+		var dst *string
+		var bit uint
+		switch string(name) {
+		case `"type"`:
+			dst, bit = &e.Type, 0
+		case `"message"`:
+			dst, bit = &e.Message, 1
+		default:
+			return fastSkip(d, name, i, apiErrorFields)
 		}
-		n = n*10 + int(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
+		if !once(&seen, bit) {
+			return -1
+		}
+		return fastString(d, i, dst)
+	})
 }
 
-// offsetOf is the offset in b of sub, a subslice of it.
-func offsetOf(b, sub []byte) int { return cap(b) - cap(sub) }
+// fastName reads a protocol name into *n as name.UnmarshalJSON does (a
+// known name interned, without allocating), or null (leaving it).
+func fastName(d []byte, i int, n *name) int {
+	if d[i] != '"' {
+		return fastNull(d, i)
+	}
+	end, escaped, ok := jsonguard.StringEnd(d, i)
+	if !ok {
+		return -1
+	}
+	if !escaped {
+		if k, ok := knownNames[string(d[i+1:end-1])]; ok {
+			*n = k
+			return end
+		}
+	}
+	s, _, _ := jsonguard.StringAt(d, i)
+	*n = name(s)
+	return end
+}
+
+// fastUsageMemo reads the usage object at d[i] ('{') into u, or takes the
+// reading of the last one when it has the same bytes (p.usageMemo).
+func (p *Parser) fastUsageMemo(d []byte, i int, u *apiUsage) int {
+	memo := &p.usageMemo
+	if len(memo.b) > 0 && bytes.HasPrefix(d[i:], memo.b) {
+		*u = memo.u
+		return i + len(memo.b)
+	}
+	*u = apiUsage{}
+	end := fastUsage(d, i, u)
+	if end >= 0 {
+		memo.b, memo.u = append(memo.b[:0], d[i:end]...), *u
+	}
+	return end
+}

@@ -103,17 +103,24 @@ func (c *toolContent) UnmarshalJSON(b []byte) error {
 	default:
 		var a jsonguard.Any
 		_ = a.UnmarshalJSON(b)
-		c.kind, c.value = contentRaw, a.V
-		if elems, ok := a.V.([]any); ok {
-			c.text, c.other, ok = textBlocks(elems)
-			if ok {
-				c.kind = contentBlocks
-			} else {
-				c.text = ""
-			}
-		}
+		c.fromValue(a.V)
 	}
 	return nil
+}
+
+// fromValue sets c from v, the decoded value of a content that is neither
+// null nor a string (nil when it does not decode): an array of blocks
+// whose text textBlocks can join, or a value kept whole.
+func (c *toolContent) fromValue(v any) {
+	c.kind, c.value = contentRaw, v
+	if elems, ok := v.([]any); ok {
+		c.text, c.other, ok = textBlocks(elems)
+		if ok {
+			c.kind = contentBlocks
+		} else {
+			c.text = ""
+		}
+	}
 }
 
 // textBlocks joins the text of the text blocks in elems by newlines and
@@ -360,6 +367,21 @@ type assistantFast struct {
 type userFast struct {
 	envelope
 	userLine
+}
+
+// reset zeroes l for a decode, keeping the room of its blocks (the
+// decoder and fastAssistant append to it).
+func (l *assistantFast) reset() {
+	blocks := l.Message.Content[:0]
+	*l = assistantFast{}
+	l.Message.Content = blocks
+}
+
+// reset is assistantFast.reset for a user line.
+func (l *userFast) reset() {
+	blocks := l.Message.Content.blocks[:0]
+	*l = userFast{}
+	l.Message.Content.blocks = blocks
 }
 
 // streamLine is {"type":"stream_event"} (--include-partial-messages): an

@@ -1,0 +1,554 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/agentwire/agentwire/internal/jsonguard"
+)
+
+// The assistant and user line fast path. Without partial messages nearly
+// every line is an assistant line with one content block (text, thinking
+// or tool_use) or a user line with tool_result blocks:
+//
+//	{"type":"assistant","message":{"id":"msg_...","type":"message","role":"assistant",
+//	 "model":"...","content":[{"type":"text","text":"..."}],"stop_reason":null,
+//	 "usage":{...}},"parent_tool_use_id":null,"session_id":"...","uuid":"..."}
+//
+// fastAssistant and fastUser read such a line in one pass that validates
+// as it goes (jsonguard's strict readers) and fill the decode target as
+// f.Decode would, instead of the reflective decoder, which scans the line
+// for its flags before decoding it, once more for every value it hands to
+// an UnmarshalJSON method, and decodes each content block again behind
+// the depth guard (lineBlock). They take only the lines whose result they
+// can give exactly: member names without escapes, each member the decoder
+// reads at most once and of the type this reads, no name the decoder
+// would match case insensitively, content blocks that are objects,
+// values nested at most lineDepth deep. On anything else (invalid JSON
+// included) they decline and Feed decodes the line, which gives the same
+// result or the error. FuzzLineFast holds the two to the same result.
+
+// lineDepth bounds the nesting of the values the fast path validates whole
+// (a tool's input, citations, a tool result's blocks, members it skips);
+// a deeper value is left to the decoder.
+const lineDepth = 32
+
+// The field names of the decode targets as the decoder matches them (see
+// foldsTo): a member of another name is skipped, unless it matches one of
+// these case insensitively.
+var (
+	assistantFields = newFieldSet("type", "session_id", "message", "parent_tool_use_id", "error",
+		"is_api_error_message", "api_error_status", "api_error_type")
+	assistantMessageFields = newFieldSet("id", "model", "content", "stop_reason", "usage")
+	usageFields            = newFieldSet("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
+	blockFields            = newFieldSet("type", "text", "citations", "thinking", "signature", "data", "id", "name",
+		"input", "server_name", "tool_use_id", "content", "is_error")
+	userFields        = newFieldSet("type", "session_id", "message", "parent_tool_use_id", "isSynthetic", "isReplay")
+	userMessageFields = newFieldSet("content")
+)
+
+// fieldSet is the field names of a decode target, with the set of their
+// lengths: an ASCII name can fold only to a name of its own length.
+type fieldSet struct {
+	names []string
+	lens  uint64 // bit n: a name of n bytes (bit 63: 63 or more)
+}
+
+func newFieldSet(names ...string) fieldSet {
+	s := fieldSet{names: names}
+	for _, n := range names {
+		s.lens |= 1 << min(len(n), 63)
+	}
+	return s
+}
+
+// foldsTo reports whether the member name literal lit is not one of
+// fields exactly but the decoder could still take it for one: it has an
+// escape, or it equals one case insensitively (Unicode folding included:
+// "ſ" folds to 's', "K" to 'k').
+func foldsTo(lit []byte, fields fieldSet) bool {
+	name := lit[1 : len(lit)-1]
+	if fields.lens&(1<<min(len(name), 63)) == 0 && plainName(name) {
+		return false // the common case: a name of another length
+	}
+	ascii := true
+	for _, c := range name {
+		if c == '\\' {
+			return true
+		}
+		if c >= 0x80 {
+			ascii = false
+		}
+	}
+	if ascii && fields.lens&(1<<min(len(name), 63)) == 0 {
+		return false
+	}
+	for _, f := range fields.names {
+		// An ASCII name folds to a field of its own length only; a
+		// non-ASCII one may fold to a shorter one ("ſ" is two bytes).
+		if (!ascii || len(f) == len(name)) && bytes.EqualFold(name, []byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// plainName reports whether name holds neither a backslash nor a byte of
+// 0x80 or more, eight bytes at a time.
+func plainName(name []byte) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for len(name) >= 8 {
+		x := binary.LittleEndian.Uint64(name)
+		v := x ^ ones*'\\' // a zero byte where x has a backslash
+		if (x|(v-ones)&^v)&highs != 0 {
+			return false
+		}
+		name = name[8:]
+	}
+	for _, c := range name {
+		if c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// fastAssistant fills l, reset, from the assistant line d as f.Decode(l)
+// would, for a line whose one "type" member is "assistant"; it reports
+// false (l then unspecified) when it declines. A usage object is decoded
+// into the Parser's room (p.usage) rather than a new one, as nothing keeps
+// m.Usage after Feed returns, and one of the same bytes as the last is
+// not read again (p.usageMemo).
+func (p *Parser) fastAssistant(d []byte, l *assistantFast) bool {
+	if len(d) == 0 || d[0] != '{' {
+		return false
+	}
+	var seen uint
+	end := jsonguard.StrictMembers(d, 0, func(name []byte, i int) int {
+		switch string(name) {
+		case `"type"`:
+			if !once(&seen, 0) || !jsonguard.HasLiteral(d, i, `"assistant"`) {
+				return -1
+			}
+			l.Type = typeField{n: 1, v: "assistant"}
+			return i + len(`"assistant"`)
+		case `"session_id"`:
+			if !once(&seen, 1) {
+				return -1
+			}
+			return fastID(d, i, &l.SessionID)
+		case `"message"`:
+			if !once(&seen, 2) {
+				return -1
+			}
+			return p.fastAssistantMessage(d, i, &l.Message)
+		case `"parent_tool_use_id"`:
+			if !once(&seen, 3) {
+				return -1
+			}
+			return fastString(d, i, &l.ParentToolUseID)
+		case `"error"`:
+			if !once(&seen, 4) {
+				return -1
+			}
+			// lenient[string]: a string's value, anything else the zero
+			// value.
+			if d[i] == '"' {
+				s, end, ok := jsonguard.StringAt(d, i)
+				if !ok {
+					return -1
+				}
+				l.Error = lenient[string]{v: s, ok: true}
+				return end
+			}
+			return jsonguard.StrictValue(d, i, lineDepth)
+		case `"is_api_error_message"`:
+			if !once(&seen, 5) {
+				return -1
+			}
+			return fastBool(d, i, &l.IsAPIErrorMessage)
+		case `"api_error_status"`:
+			if !once(&seen, 6) {
+				return -1
+			}
+			end := jsonguard.StrictValue(d, i, lineDepth)
+			if end >= 0 {
+				l.APIErrorStatus = append([]byte(nil), d[i:end]...) // the decoder copies a RawMessage
+			}
+			return end
+		case `"api_error_type"`:
+			if !once(&seen, 7) {
+				return -1
+			}
+			return fastString(d, i, &l.APIErrorType)
+		}
+		return fastSkip(d, name, i, assistantFields)
+	})
+	// The line's one "type", read above.
+	return end >= 0 && jsonguard.SkipWS(d, end) == len(d) && seen&1 != 0
+}
+
+// fastAssistantMessage reads the message object (or null) at d[i] into m.
+func (p *Parser) fastAssistantMessage(d []byte, i int, m *assistantMessage) int {
+	if d[i] != '{' {
+		return fastNull(d, i)
+	}
+	var seen uint
+	return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
+		switch string(name) {
+		case `"id"`:
+			if !once(&seen, 0) {
+				return -1
+			}
+			return fastString(d, i, &m.ID)
+		case `"model"`:
+			if !once(&seen, 1) {
+				return -1
+			}
+			return fastString(d, i, &m.Model)
+		case `"content"`:
+			if !once(&seen, 2) {
+				return -1
+			}
+			if d[i] != '[' {
+				return fastNull(d, i) // null: the decoder sets the slice nil
+			}
+			return fastBlocks(d, i, &m.Content)
+		case `"stop_reason"`:
+			if !once(&seen, 3) {
+				return -1
+			}
+			return fastString(d, i, &m.StopReason)
+		case `"usage"`:
+			if !once(&seen, 4) {
+				return -1
+			}
+			if d[i] != '{' {
+				return fastNull(d, i) // m.Usage stays nil
+			}
+			u := &p.usage
+			m.Usage = u
+			// The lines of a message repeat its usage byte for byte.
+			return p.fastUsageMemo(d, i, u)
+		}
+		return fastSkip(d, name, i, assistantMessageFields)
+	})
+}
+
+// usageMemo is the last usage object the fast paths read: its bytes and
+// their reading. An object of the same bytes reads the same (they were
+// validated then, at the same depth).
+type usageMemo struct {
+	b []byte
+	u apiUsage
+}
+
+// fastUsage reads the usage object at d[i] ('{') into u.
+func fastUsage(d []byte, i int, u *apiUsage) int {
+	var seen uint
+	return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
+		var dst *int
+		var bit uint
+		switch string(name) {
+		case `"input_tokens"`:
+			dst, bit = &u.InputTokens, 0
+		case `"cache_creation_input_tokens"`:
+			dst, bit = &u.CacheCreationInputTokens, 1
+		case `"cache_read_input_tokens"`:
+			dst, bit = &u.CacheReadInputTokens, 2
+		case `"output_tokens"`:
+			dst, bit = &u.OutputTokens, 3
+		default:
+			return fastSkip(d, name, i, usageFields)
+		}
+		if !once(&seen, bit) {
+			return -1
+		}
+		return fastInt(d, i, dst)
+	})
+}
+
+// fastBlocks reads the array of content blocks at d[i] ('[') into *dst,
+// appending to its room as the decoder does. Every element must be an
+// object that decodes as a contentBlock: a block the decoder would record
+// as bad (lineBlock.err) is left to it.
+func fastBlocks(d []byte, i int, dst *[]lineBlock) int {
+	blocks := (*dst)[:0]
+	end := jsonguard.StrictElements(d, i, func(i int) int {
+		if d[i] != '{' {
+			return -1
+		}
+		blocks = append(blocks, lineBlock{})
+		lb := &blocks[len(blocks)-1]
+		end := fastBlock(d, i, &lb.contentBlock)
+		if end >= 0 {
+			lb.raw = d[i:end]
+		}
+		return end
+	})
+	*dst = blocks
+	return end
+}
+
+// fastBlock reads the content block object at d[i] ('{') into b.
+func fastBlock(d []byte, i int, b *contentBlock) int {
+	var seen uint
+	return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
+		var dst *string
+		var bit uint
+		switch string(name) {
+		case `"type"`:
+			dst, bit = &b.Type, 0
+		case `"text"`:
+			dst, bit = &b.Text, 1
+		case `"thinking"`:
+			dst, bit = &b.Thinking, 2
+		case `"signature"`:
+			dst, bit = &b.Signature, 3
+		case `"data"`:
+			dst, bit = &b.Data, 4
+		case `"id"`:
+			dst, bit = &b.ID, 5
+		case `"name"`:
+			dst, bit = &b.Name, 6
+		case `"server_name"`:
+			dst, bit = &b.ServerName, 7
+		case `"tool_use_id"`:
+			dst, bit = &b.ToolUseID, 8
+		case `"citations"`:
+			if !once(&seen, 9) {
+				return -1
+			}
+			return fastAny(d, i, &b.Citations)
+		case `"input"`:
+			if !once(&seen, 10) {
+				return -1
+			}
+			return fastAny(d, i, &b.Input)
+		case `"content"`:
+			if !once(&seen, 11) {
+				return -1
+			}
+			return fastToolContent(d, i, &b.Content)
+		case `"is_error"`:
+			if !once(&seen, 12) {
+				return -1
+			}
+			return fastBool(d, i, &b.IsError)
+		default:
+			return fastSkip(d, name, i, blockFields)
+		}
+		if !once(&seen, bit) {
+			return -1
+		}
+		return fastString(d, i, dst)
+	})
+}
+
+// fastToolContent reads a tool_result's content at d[i] into c as
+// toolContent.UnmarshalJSON does.
+func fastToolContent(d []byte, i int, c *toolContent) int {
+	switch d[i] {
+	case 'n':
+		return fastNull(d, i)
+	case '"':
+		s, end, ok := jsonguard.StringAt(d, i)
+		if !ok {
+			return -1
+		}
+		c.kind, c.text = contentString, s
+		return end
+	}
+	end := jsonguard.StrictValue(d, i, lineDepth)
+	if end >= 0 {
+		v, ok := jsonguard.DecodeChecked(d[i:end])
+		if !ok {
+			v = nil
+		}
+		c.fromValue(v)
+	}
+	return end
+}
+
+// fastUser fills l, reset, from the user line d as f.Decode(l) would, for
+// a line whose one "type" member is "user"; it reports false (l then
+// unspecified) when it declines.
+func fastUser(d []byte, l *userFast) bool {
+	if len(d) == 0 || d[0] != '{' {
+		return false
+	}
+	var seen uint
+	end := jsonguard.StrictMembers(d, 0, func(name []byte, i int) int {
+		switch string(name) {
+		case `"type"`:
+			if !once(&seen, 0) || !jsonguard.HasLiteral(d, i, `"user"`) {
+				return -1
+			}
+			l.Type = typeField{n: 1, v: "user"}
+			return i + len(`"user"`)
+		case `"session_id"`:
+			if !once(&seen, 1) {
+				return -1
+			}
+			return fastID(d, i, &l.SessionID)
+		case `"message"`:
+			if !once(&seen, 2) {
+				return -1
+			}
+			return fastUserMessage(d, i, &l.Message.Content)
+		case `"parent_tool_use_id"`:
+			if !once(&seen, 3) {
+				return -1
+			}
+			return fastString(d, i, &l.ParentToolUseID)
+		case `"isSynthetic"`:
+			if !once(&seen, 4) {
+				return -1
+			}
+			return fastBool(d, i, &l.IsSynthetic)
+		case `"isReplay"`:
+			if !once(&seen, 5) {
+				return -1
+			}
+			return fastBool(d, i, &l.IsReplay)
+		}
+		return fastSkip(d, name, i, userFields)
+	})
+	// The line's one "type", read above.
+	return end >= 0 && jsonguard.SkipWS(d, end) == len(d) && seen&1 != 0
+}
+
+// fastUserMessage reads a user line's message object (or null) at d[i],
+// its content into c as userContent.UnmarshalJSON does.
+func fastUserMessage(d []byte, i int, c *userContent) int {
+	if d[i] != '{' {
+		return fastNull(d, i)
+	}
+	seen := false
+	return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
+		if string(name) != `"content"` {
+			return fastSkip(d, name, i, userMessageFields)
+		}
+		if seen {
+			return -1
+		}
+		seen = true
+		switch d[i] {
+		case 'n':
+			return fastNull(d, i)
+		case '"':
+			s, end, ok := jsonguard.StringAt(d, i)
+			if !ok {
+				return -1
+			}
+			c.kind, c.text = contentString, s
+			return end
+		case '[':
+			c.kind = contentBlocks
+			return fastBlocks(d, i, &c.blocks)
+		}
+		c.kind = contentRaw
+		return jsonguard.StrictValue(d, i, lineDepth)
+	})
+}
+
+// once sets bit in *seen and reports whether it was clear: a second
+// member of a name the fast path reads declines.
+func once(seen *uint, bit uint) bool {
+	if *seen&(1<<bit) != 0 {
+		return false
+	}
+	*seen |= 1 << bit
+	return true
+}
+
+// fastSkip validates the value at d[i] of a member the decoder does not
+// read, declining when its name (lit) is one the decoder could take for
+// one of fields.
+func fastSkip(d, lit []byte, i int, fields fieldSet) int {
+	if foldsTo(lit, fields) {
+		return -1
+	}
+	return jsonguard.StrictValue(d, i, lineDepth)
+}
+
+// fastNull returns the end of null at d[i], or -1.
+func fastNull(d []byte, i int) int {
+	if !jsonguard.HasLiteral(d, i, "null") {
+		return -1
+	}
+	return i + 4
+}
+
+// fastString reads a string into *dst, or null (leaving it).
+func fastString(d []byte, i int, dst *string) int {
+	if d[i] != '"' {
+		return fastNull(d, i)
+	}
+	s, end, ok := jsonguard.StringAt(d, i)
+	if !ok {
+		return -1
+	}
+	*dst = s
+	return end
+}
+
+// fastBool reads true or false into *dst, or null (leaving it).
+func fastBool(d []byte, i int, dst *bool) int {
+	switch {
+	case jsonguard.HasLiteral(d, i, "true"):
+		*dst = true
+		return i + 4
+	case jsonguard.HasLiteral(d, i, "false"):
+		*dst = false
+		return i + 5
+	}
+	return fastNull(d, i)
+}
+
+// fastInt reads an integer of at most 18 digits into *dst, or null
+// (leaving it); any other number is left to the decoder.
+func fastInt(d []byte, i int, dst *int) int {
+	if d[i] == 'n' {
+		return fastNull(d, i)
+	}
+	end := jsonguard.StrictNumber(d, i)
+	if end < 0 {
+		return -1
+	}
+	n, ok := jsonguard.PlainInt(d[i:end])
+	if !ok {
+		return -1
+	}
+	*dst = int(n)
+	return end
+}
+
+// fastAny reads any value into a as jsonguard.Any.UnmarshalJSON does.
+func fastAny(d []byte, i int, a *jsonguard.Any) int {
+	end := jsonguard.StrictValue(d, i, lineDepth)
+	if end >= 0 {
+		if v, ok := jsonguard.DecodeChecked(d[i:end]); ok {
+			a.V = v
+		}
+	}
+	return end
+}
+
+// fastID reads a session id into f as idField.UnmarshalJSON does, for an
+// id without escapes that fits its room, or null; any other is left to
+// the decoder.
+func fastID(d []byte, i int, f *idField) int {
+	if d[i] != '"' {
+		return fastNull(d, i)
+	}
+	end, escaped, ok := jsonguard.StringEnd(d, i)
+	if !ok || escaped || end-i-2 > len(f.b) {
+		return -1
+	}
+	f.set, f.n = true, copy(f.b[:], d[i+1:end-1])
+	return end
+}

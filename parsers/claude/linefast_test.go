@@ -1,0 +1,218 @@
+package claude
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/agentwire/agentwire/internal/jsonguard"
+)
+
+// corpusLines returns the lines of the recorded corpus's stdout captures
+// that start with prefix and are shorter than 16 KiB.
+func corpusLines(t testing.TB, prefix []byte) [][]byte {
+	files, err := filepath.Glob("../../corpus/claude/*/*/stdout")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus captures: %v", err)
+	}
+	var lines [][]byte
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			if bytes.HasPrefix(line, prefix) && len(line) < 16<<10 {
+				lines = append(lines, line)
+			}
+		}
+	}
+	return lines
+}
+
+// lineFastSeeds are assistant and user lines: the corpus's and the edges
+// the fast path must decline or decode exactly.
+func lineFastSeeds(t testing.TB) [][]byte {
+	env := `,"parent_tool_use_id":null,"session_id":"41287ef0-450f-4d7a-8ff2-242aa812f532","uuid":"u"}`
+	msg := `{"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":`
+	usage := `,"stop_reason":null,"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":7,"cache_creation":{"ephemeral_5m_input_tokens":0},"output_tokens":1,"service_tier":"standard"}}`
+	user := `{"type":"user","message":{"role":"user","content":`
+	var seeds [][]byte
+	for _, s := range []string{
+		msg + `[{"type":"text","text":"Hel\u006co \ud83d\ude00"}]` + usage + env,
+		msg + `[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls","n":[1,2.5,true,null]}}]` + usage + env,
+		msg + `[{"type":"thinking","thinking":"hm","signature":"c2ln"},{"type":"redacted_thinking","data":"xx"}]` + usage + env,
+		msg + `[{"type":"text","text":"x","citations":[{"type":"web","url":"u"}]}]` + usage + env,
+		msg + `[{"type":"server_tool_use","id":"s1","name":"web_search","input":{}},{"type":"mcp_tool_use","id":"m1","name":"q","server_name":"srv","input":null}]` + usage + env,
+		msg + `[{"type":"web_search_tool_result","tool_use_id":"s1","content":[{"type":"web_search_result","url":"u"}]}]` + usage + env,
+		msg + `[{"type":"image","source":{"type":"base64","data":"AAA"}}]` + usage + env,
+		msg + `[]` + usage + env,
+		msg + `null` + usage + env,
+		msg + "[{\"type\":\"text\",\"text\":\"bad \xff utf8 \\ud800 lone\"}]" + usage + env,
+		user + "[{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":[{\"type\":\"text\",\"text\":\"\xc3(\"}]}]}" + env,
+		msg + `[{"type":"text","text":"x"}],"usage":null}` + env,
+		msg + `[{"type":"text","text":"x"}],"usage":{"input_tokens":null,"output_tokens":-3}}` + env,
+		`{"type":"assistant","message":{"id":"msg_2","model":"<synthetic>","content":[{"type":"text","text":"API Error: 500"}]},"error":"unknown","is_api_error_message":true,"api_error_status":500,"api_error_type":"api_error"` + env,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"x"}]},"error":{"code":1},"api_error_status":null}`,
+		`{"type":"assistant","message":null,"session_id":null}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"x"}]},"parent_tool_use_id":"toolu_9","session_id":"s"}`,
+		`{"type":"assistant" , "message" : { "content" : [ { "type" : "text" , "text" : "x" } ] } }` + "\r",
+		// Declined: the decoder reads these differently or fails.
+		msg + `[{"type":"text","Text":"x"}]` + usage + env,
+		msg + `[{"type":"text","te\u0078t":"x"}]` + usage + env,
+		msg + `[{"type":"text","text":"x","text":"y"}]` + usage + env,
+		msg + `[{"type":"text","text":7}]` + usage + env,
+		msg + `["text"]` + usage + env,
+		msg + `[null]` + usage + env,
+		msg + `{"type":"text"}` + usage + env,
+		msg + `[{"type":"text","text":"x"}],"usage":{"input_tokens":1.0}}` + env,
+		msg + `[{"type":"text","text":"x"}],"usage":{"input_tokens":12345678901234567890}}` + env,
+		msg + `[{"type":"text","text":"x"}],"usage":{"input_tokens":1,"Input_Tokens":2}}` + env,
+		msg + `[{"type":"text","text":"x"}],"ID":"m"}` + env,
+		msg + `[{"type":"text","text":"x"}]}` + `,"type":"assistant"}`,
+		msg + `[{"type":"text","text":"x"}]}` + `,"Session_ID":"s"}`,
+		msg + `[{"type":"text","text":"x"}]}` + `,"session_id":"` + strings.Repeat("a", 65) + `"}`,
+		msg + `[{"type":"text","text":"x"}]}` + `,"session_id":"a\"b"}`,
+		msg + `[{"type":"text","text":"x"}]}` + `,"session_id":7}`,
+		msg + `[{"type":"text","text":"x"}]}` + `,"is_api_error_message":"yes"}`,
+		msg + `[{"type":"text","text":"x"}]}` + `,"parent_tool_use_id":{}}`,
+		msg + `[{"type":"text","text":"x"}]}` + `}x`,
+		msg + `[{"type":"text","text":"x"}]}`,
+		`{"type":"assistantX","message":{}}`,
+		`{"type":"assistant","message":"hi"}`,
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","input":1e999}]}}`,
+		user + `[{"tool_use_id":"toolu_1","type":"tool_result","content":"hello","is_error":false}]}` + env,
+		user + `[{"tool_use_id":"toolu_1","type":"tool_result","content":[{"type":"text","text":"a"},{"type":"text","text":"b"},{"type":"image"}],"is_error":true}]}` + env,
+		user + `[{"tool_use_id":"toolu_1","type":"tool_result","content":[{"type":"text","text":1}]}]}` + env,
+		user + `[{"tool_use_id":"toolu_1","type":"tool_result","content":{"k":"v"}}]}` + env,
+		user + `[{"tool_use_id":"toolu_1","type":"tool_result","content":[null,{"type":"text"}]}]}` + env,
+		user + `[{"tool_use_id":"toolu_1","type":"tool_result","content":1e999}]}` + env,
+		user + `[{"type":"text","text":"do it"}]},"isSynthetic":true,"isReplay":false` + env,
+		user + `"a prompt"},"isReplay":true` + env,
+		user + `42}` + env,
+		user + `null}` + env,
+		user + `[]}` + env,
+		`{"type":"user","message":null}`,
+		`{"type":"user"}`,
+		// Declined.
+		user + `[{"type":"text","text":"x"}]},"issynthetic":true` + env,
+		user + `[{"type":"text","text":"x"}],"Content":"y"}` + env,
+		user + `[{"type":"text","text":"x"}],"content":"y"}` + env,
+		user + `[{"type":"text","text":"x"}]},"isReplay":1` + env,
+		`{"type":"user","type":"user","message":{}}`,
+		`{"type":"user","message":{"content":[{"type":"text","text":"x"}]}`,
+	} {
+		seeds = append(seeds, []byte(s))
+	}
+	seeds = append(seeds, corpusLines(t, assistantPrefix)...)
+	return append(seeds, corpusLines(t, userPrefix)...)
+}
+
+// checkLineFast is the oracle: when fastAssistant or fastUser takes a
+// line, the decoder takes it too (a valid line of one "type", the one the
+// fast path read) and gives the same value. The fast path decodes into a
+// target that held another line before, as the Parser's does, and decodes
+// the line twice: the second time its memos hold the line's own values.
+func checkLineFast(t *testing.T, line []byte) (took bool) {
+	p := New(&countSink{}, Options{})
+	prev := []byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a","input":{"x":1}},{"type":"text","text":"b"},{"type":"text","text":"c"}],"usage":{"output_tokens":9}},"session_id":"s","error":"e"}`)
+	if !p.fastAssistant(prev, &p.al) || !fastUser([]byte(`{"type":"user","message":{"content":[{"type":"text","text":"b"},{"type":"tool_result","content":"c","is_error":true}]},"isSynthetic":true}`), &p.ul) {
+		t.Fatal("the fast path declines its own seeds")
+	}
+	for pass := range 2 {
+		fa := &p.al
+		fa.reset()
+		if p.fastAssistant(line, fa) {
+			var slow assistantFast
+			if err := jsonguard.Unmarshal(line, &slow, 0); err != nil {
+				t.Fatalf("fastAssistant took %q, the decoder fails: %v", line, err)
+			}
+			if slow.Type.n != 1 || slow.Type.v != "assistant" {
+				t.Fatalf("fastAssistant took %q, the decoder reads type %+v", line, slow.Type)
+			}
+			fast := *fa
+			if len(fast.Message.Content) == 0 && len(slow.Message.Content) == 0 {
+				fast.Message.Content, slow.Message.Content = nil, nil // the room a decode keeps is not its result
+			}
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("fastAssistant %q (pass %d):\n fast %+v\n slow %+v", line, pass, fast, slow)
+			}
+			took = true
+		}
+		fu := &p.ul
+		fu.reset()
+		if fastUser(line, fu) {
+			var slow userFast
+			if err := jsonguard.Unmarshal(line, &slow, 0); err != nil {
+				t.Fatalf("fastUser took %q, the decoder fails: %v", line, err)
+			}
+			if slow.Type.n != 1 || slow.Type.v != "user" {
+				t.Fatalf("fastUser took %q, the decoder reads type %+v", line, slow.Type)
+			}
+			fast := *fu
+			if len(fast.Message.Content.blocks) == 0 && len(slow.Message.Content.blocks) == 0 {
+				fast.Message.Content.blocks, slow.Message.Content.blocks = nil, nil
+			}
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("fastUser %q (pass %d):\n fast %+v\n slow %+v", line, pass, fast, slow)
+			}
+			took = true
+		}
+	}
+	return took
+}
+
+func TestLineFast(t *testing.T) {
+	seeds := lineFastSeeds(t)
+	took := 0
+	for _, line := range seeds {
+		if checkLineFast(t, line) {
+			took++
+		}
+	}
+	// Most of the corpus's lines take the fast path: a change that made it
+	// decline them all would pass the oracle and lose the speed.
+	if n := len(corpusLines(t, assistantPrefix)) + len(corpusLines(t, userPrefix)); took < n {
+		t.Fatalf("the fast path took only %d of %d seeds (%d from the corpus)", took, len(seeds), n)
+	}
+	for _, s := range []string{
+		`{"type":"assistant","message":{"content":[{"type":"text","Text":"x"}]}}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"x","text":"y"}]}}`,
+		`{"type":"assistant","message":{"content":[null]}}`,
+		`{"type":"assistant","message":{"usage":{"input_tokens":1.0}}}`,
+		`{"type":"user","message":{"content":"x"},"issynthetic":true}`,
+	} {
+		p := New(&countSink{}, Options{})
+		if p.fastAssistant([]byte(s), &p.al) || fastUser([]byte(s), &p.ul) {
+			t.Errorf("the fast path took %s", s)
+		}
+	}
+}
+
+// FuzzLineFast holds fastAssistant and fastUser to the decoder on any
+// line.
+func FuzzLineFast(f *testing.F) {
+	for _, s := range lineFastSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { checkLineFast(t, line) })
+}
+
+func TestPlainName(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"", true}, {"uuid", true}, {"request_id", true}, {"cache_creation_input_tokens", true},
+		{`te\u0078t`, false}, {`abcdefgh\`, false}, {`\abcdefgh`, false}, {`abcdefg\h`, false},
+		{"ſession_id", false}, {"session_iſ", false}, {"abcdefgh\x80", false}, {"\xffabcdefgh", false},
+		{"]]]]]]]]", true}, {"[[[[[[[[", true}, {"\\\\\\\\", false},
+	} {
+		if got := plainName([]byte(c.name)); got != c.want {
+			t.Errorf("plainName(%q) = %v", c.name, got)
+		}
+	}
+}
