@@ -201,8 +201,8 @@ func (p *Parser) assistantDecoded(f ndjson.Frame, l *assistantLine) error {
 // drives the stream only for blocks that were not streamed by
 // stream_event lines.
 func (p *Parser) snapshotBlock(scope string, m *message, model string, b *contentBlock, raw []byte) error {
-	ord := p.snapOrd[m.key]
-	p.snapOrd[m.key] = ord + 1
+	ord := m.snapshots
+	m.snapshots++
 	var sb *block
 	if !m.coarse {
 		sb = m.match(b.Type, b.ID)

@@ -162,8 +162,6 @@ type Parser struct {
 	cur      map[string]*message
 	msgOrder []*message
 	anon     int
-	// snapOrd counts the snapshot blocks seen per message.
-	snapOrd map[msgKey]int
 
 	// usage of root messages, last report per message id, in first-seen
 	// order: the fallback when no result reports usage.
@@ -200,7 +198,6 @@ func New(sink driver.EventSink, opts Options) *Parser {
 		toolScope: map[string]string{},
 		msgs:      map[msgKey]*message{},
 		cur:       map[string]*message{},
-		snapOrd:   map[msgKey]int{},
 		msgUsage:  map[string]apiUsage{},
 		pending:   map[string]*ControlRequest{},
 	}

@@ -22,6 +22,8 @@ type message struct {
 	coarse bool
 	// abandoned: the blocks no snapshot confirmed were recorded.
 	abandoned bool
+	// snapshots counts the message's snapshot blocks seen so far.
+	snapshots int
 	blocks    map[int]*block
 	// order lists the streamed blocks in stream order, those stopped and
 	// confirmed pruned away (nothing refers to them any more): a message id
