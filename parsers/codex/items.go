@@ -30,6 +30,15 @@ func (ph phase) event() string {
 	return evItemCompleted
 }
 
+// completedItem reports whether noteItem recorded an item.completed of
+// item id.
+func (p *Parser) completedItem(id string) bool {
+	if id == p.curID {
+		return p.cur.completed
+	}
+	return p.items[id].completed
+}
+
 // knownItem reports whether the parser maps item type t itself.
 func knownItem(t string) bool { return slices.Contains(itemTypes[:], t) }
 
@@ -129,6 +138,7 @@ func (p *Parser) itemEvent(f ndjson.Frame, ph phase) error {
 		p.markMalformed(ph.event() + " before thread.started")
 	}
 	p.noteItem(id, typ, ph)
+	p.noted = id == it.ID
 	switch typ {
 	case itAgentMessage:
 		return p.message(f, emit.Text, driver.TranscriptAssistant, id, it, ph)

@@ -15,7 +15,9 @@ import "fmt"
 type pairs struct {
 	announced, turn, terminal bool
 	started                   []startedItem // before the first terminal
-	completed                 map[string]bool
+	// completed holds the ids of the item.completed events that noteItem
+	// did not record (Parser.noted): of unknown or malformed items.
+	completed map[string]bool
 }
 
 type startedItem struct {
@@ -45,6 +47,9 @@ func (p *Parser) pair(typb []byte, off int64, n int) {
 		}
 	case typ == evItemStarted && !r.terminal:
 		r.started = append(r.started, startedItem{p.scratch.ID, p.scratch.Type, off, n})
+	case typ == evItemCompleted && p.noted:
+		// noteItem recorded the completion (completedItem): a session's
+		// every item would otherwise be a second map entry here.
 	case typ == evItemCompleted:
 		if r.completed == nil {
 			r.completed = map[string]bool{}
@@ -60,7 +65,7 @@ func (p *Parser) unpairedAtFinish() {
 		return
 	}
 	for _, it := range p.pairs.started {
-		if !p.pairs.completed[it.id] {
+		if !p.pairs.completed[it.id] && !p.completedItem(it.id) {
 			p.opts.Unpaired(it.off, it.line, fmt.Sprintf("item %s (%s) started but never completed, though the turn ended", it.id, it.typ))
 		}
 	}

@@ -151,6 +151,7 @@ type Parser struct {
 	items   map[string]itemState
 	curID   string
 	cur     itemState
+	noted   bool     // noteItem recorded the line's item under its wire id
 	scratch wireItem // the item being decoded
 	lastID  string   // the last item event's id, when plain (wireItem.prevID)
 	// fast: Feed decoded the line's item into fastEv (pointing at scratch)
@@ -262,6 +263,7 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	if p.st == stateDone {
 		return p.malformedLine(f, "line after the terminal event")
 	}
+	p.noted = false
 	typ, ok := p.peek(f)
 	if !ok {
 		return p.untyped(f)
