@@ -360,8 +360,10 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 					it.Status, end, ok = constAt(b, v, itemStatuses[:])
 				case fID:
 					it.ID, end, ok = idAt(b, v, it.prevID)
+				case fCommand:
+					it.Command, end, ok = idAt(b, v, it.prevCommand)
 				}
-				if fld == fType || fld == fStatus || fld == fID {
+				if fld == fType || fld == fStatus || fld == fID || fld == fCommand {
 					break
 				}
 				if s, end, ok = jsonguard.StringAt(b, v); !ok {
@@ -504,8 +506,8 @@ func constAt(b []byte, i int, consts []string) (string, int, bool) {
 	return jsonguard.StringAt(b, i)
 }
 
-// idAt decodes the id member at b[i] (a quote), sharing prev when it is
-// the same id written without escapes.
+// idAt decodes the id (or command) member at b[i] (a quote), sharing
+// prev when it is the same string written without escapes.
 func idAt(b []byte, i int, prev string) (string, int, bool) {
 	if prev != "" && len(b)-i >= len(prev)+2 && b[i+1+len(prev)] == '"' && string(b[i+1:i+1+len(prev)]) == prev {
 		return prev, i + len(prev) + 2, true

@@ -44,16 +44,39 @@ func diffFastItem(t interface {
 	if d := cmp.Diff(evSlow, evFast, ignoreScratch); d != "" {
 		t.Fatalf("fast and reflective decoders differ on %q (-reflective +fast):\n%s", line, d)
 	}
-	if plainID(fast.ID) {
-		// The same line after an event with the same id shares its
-		// string, and decodes the same.
-		again := wireItem{prevID: fast.ID}
+	if plainID(fast.ID) || plainID(fast.Command) {
+		// The same line after an event with the same id (or command)
+		// shares its string, and decodes the same.
+		var again wireItem
+		if plainID(fast.ID) {
+			again.prevID = fast.ID
+		}
+		if plainID(fast.Command) {
+			again.prevCommand = fast.Command
+		}
 		evAgain := wireItemEvent{Item: &again}
 		if _, _, ok := fastEvent(line, &evAgain); !ok {
 			t.Fatalf("fast decoder declines %q after an event with its id", line)
 		}
 		if d := cmp.Diff(evSlow, evAgain, ignoreScratch); d != "" {
 			t.Fatalf("fast decoder after an event with the same id differs on %q (-reflective +fast):\n%s", line, d)
+		}
+	}
+	// After an event whose id and command are this line's but for their
+	// last byte, nothing is shared wrongly.
+	if len(fast.ID) > 1 || len(fast.Command) > 1 {
+		var near wireItem
+		if len(fast.ID) > 1 && plainID(fast.ID[:len(fast.ID)-1]) {
+			near.prevID = fast.ID[:len(fast.ID)-1]
+		}
+		if len(fast.Command) > 1 && plainID(fast.Command[:len(fast.Command)-1]) {
+			near.prevCommand = fast.Command[:len(fast.Command)-1]
+		}
+		evNear := wireItemEvent{Item: &near}
+		if _, _, ok := fastEvent(line, &evNear); ok {
+			if d := cmp.Diff(evSlow, evNear, ignoreScratch); d != "" {
+				t.Fatalf("fast decoder after an event with a near id or command differs on %q (-reflective +fast):\n%s", line, d)
+			}
 		}
 	}
 	wantTyp, wantOK := jsonguard.PeekString(line, "type", nil)

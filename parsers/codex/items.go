@@ -46,8 +46,9 @@ func knownItem(t string) bool { return slices.Contains(itemTypes[:], t) }
 // as malformed a change of type and an event after the item completed.
 // The latest item is held in p.cur, outside p.items: an item's events come
 // together, so most of them find it there without hashing the id, and it
-// goes into the map (once) when another item's event comes.
-func (p *Parser) noteItem(id, typ string, ph phase) {
+// goes into the map (once) when another item's event comes. It returns
+// whether the item was seen before.
+func (p *Parser) noteItem(id, typ string, ph phase) bool {
 	var s itemState
 	seen := true
 	if id == p.curID {
@@ -73,6 +74,7 @@ func (p *Parser) noteItem(id, typ string, ph phase) {
 	}
 	s.completed = s.completed || ph == phaseCompleted
 	p.cur = s
+	return seen
 }
 
 // itemTypes are the item types the parser maps itself.
@@ -133,11 +135,17 @@ func (p *Parser) itemEvent(f ndjson.Frame, ph phase) error {
 	if plainID(id) {
 		p.lastID = id
 	}
+	if c := it.Command; c != "" && c != p.lastCommand {
+		p.lastCommand = ""
+		if plainID(c) { // plain as an id must be
+			p.lastCommand = c
+		}
+	}
 	if p.st == stateStart && typ != itError {
 		// Warnings (error items) may precede thread.started; nothing else.
 		p.markMalformed(ph.event() + " before thread.started")
 	}
-	p.noteItem(id, typ, ph)
+	seen := p.noteItem(id, typ, ph)
 	p.noted = id == it.ID
 	switch typ {
 	case itAgentMessage:
@@ -145,7 +153,7 @@ func (p *Parser) itemEvent(f ndjson.Frame, ph phase) error {
 	case itReasoning:
 		return p.message(f, emit.Reasoning, driver.TranscriptThinking, id, it, ph)
 	case itCommandExecution, itFileChange, itMCPToolCall, itWebSearch:
-		return p.tool(f, id, typ, it, ph)
+		return p.tool(f, id, typ, it, ph, seen)
 	case itTodoList:
 		return p.todoList(f, id, it, ph)
 	}
@@ -395,8 +403,11 @@ func mcpText(v any) string {
 // complete arguments; item.completed closes it with the result.
 // item.updated changes nothing on the lifecycle and is kept as a custom
 // payload.
-func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase) error {
-	open := p.em.IsOpen(emit.Tool, "", id)
+//
+// seen says whether the item had an event before: one that had none has
+// no lifecycle, and the emitter is not asked.
+func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase, seen bool) error {
+	open := seen && p.em.IsOpen(emit.Tool, "", id)
 	if open && ph == phaseUpdated {
 		raw, err := p.rawOf(f)
 		if err != nil {

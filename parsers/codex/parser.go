@@ -154,6 +154,9 @@ type Parser struct {
 	noted   bool     // noteItem recorded the line's item under its wire id
 	scratch wireItem // the item being decoded
 	lastID  string   // the last item event's id, when plain (wireItem.prevID)
+	// lastCommand is the last command of an item event, when plain
+	// (wireItem.prevCommand).
+	lastCommand string
 	// fast: Feed decoded the line's item into fastEv (pointing at scratch)
 	// with the one-pass walk; see fastEvent.
 	fast         bool
@@ -285,7 +288,7 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 // fastEvent), which spares the item events (nearly all the bytes) three
 // passes; any other line is left to Type and, later, Decode.
 func (p *Parser) peek(f ndjson.Frame) ([]byte, bool) {
-	p.scratch = wireItem{prevID: p.lastID}
+	p.scratch = wireItem{prevID: p.lastID, prevCommand: p.lastCommand}
 	p.fastEv = wireItemEvent{Item: &p.scratch}
 	typ, ok, fast := fastEvent(f.Data, &p.fastEv)
 	if p.fast = fast; fast {

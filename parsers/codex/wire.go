@@ -67,10 +67,12 @@ type wireItem struct {
 
 	// prevID, when set before the fast decode, is the previous item
 	// event's id: an equal id is given this string instead of a new one
-	// (an item's started and completed events name it twice). exit is
-	// where the fast decode points ExitCode. Neither is a member.
-	prevID string
-	exit   int
+	// (an item's started and completed events name it twice); prevCommand
+	// likewise the last command (a command's started and completed events
+	// both carry it). exit is where the fast decode points ExitCode. None
+	// is a member.
+	prevID, prevCommand string
+	exit                int
 
 	// agent_message, reasoning, plan
 	Text jsonText `json:"text"`
