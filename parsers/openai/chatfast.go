@@ -72,14 +72,108 @@ type fastMemo struct {
 	seen   uint    // their duplicate-check bits
 }
 
+// fastShape is the last chunk fastChunk read whole, with what it read
+// (slices of the shape's copy): every content or argument delta of a
+// stream repeats the chunk before it except in its string values, and
+// fastRead's reading of a chunk depends on a string value only through
+// its extent (it keeps string values, it does not look into them), so a
+// chunk the shape matches reads as the shape's chunk did, with its spans
+// moved (jsonguard.Shape). Chunks of another shape leave it; it is learnt
+// again after 1, 2, 4, 8, ... chunks in a row that it did not match, so
+// that a stream of changing shapes does not read every chunk whole.
+type fastShape struct {
+	s      jsonguard.Shape
+	top    chatTop      // the reading with no spans
+	fast   []fastChoice // the same
+	spans  []shapeSpan  // the spans
+	misses int          // chunks in a row the shape did not match
+}
+
+// shapeSpan is a span of the reading: where it goes (chatSpan's j) and
+// where it lies in the shape.
+type shapeSpan struct {
+	j  int
+	sp jsonguard.ShapeSpan
+}
+
 // fastChunk fills p.ctop and p.fast from the chunk data d as checkChunk
 // and the walk of its choices would; it reports false (p.ctop and p.fast
 // then unspecified) when it declines.
 func (p *Parser) fastChunk(d []byte) bool {
-	if m := &p.fmemo; len(m.prefix) > 0 && bytes.HasPrefix(d, m.prefix) && p.fastRead(d, len(m.prefix), m.top, m.seen) {
+	sh := &p.fshape
+	if sh.s.Match(d) {
+		sh.misses = 0
+		p.ctop = sh.top
+		p.fast = append(p.fast[:0], sh.fast...)
+		for _, x := range sh.spans {
+			*chatSpan(&p.ctop, p.fast, x.j) = sh.s.Slice(x.sp)
+		}
 		return true
 	}
-	return p.fastRead(d, -1, chatTop{}, 0)
+	sh.misses++
+	if sh.misses&(sh.misses-1) != 0 {
+		if m := &p.fmemo; len(m.prefix) > 0 && bytes.HasPrefix(d, m.prefix) && p.fastRead(d, len(m.prefix), m.top, m.seen) {
+			return true
+		}
+		return p.fastRead(d, -1, chatTop{}, 0)
+	}
+	// Read whole (every span a slice of d) and learn the shape.
+	if !p.fastRead(d, -1, chatTop{}, 0) {
+		return false
+	}
+	sh.s.Learn(d, false)
+	sh.top, sh.fast, sh.spans = p.ctop, append(sh.fast[:0], p.fast...), sh.spans[:0]
+	for j := range chatSpans(len(p.fast)) {
+		if v := chatSpan(&sh.top, sh.fast, j); *v != nil {
+			sh.spans = append(sh.spans, shapeSpan{j, sh.s.SpanOf(d, *v)})
+			*v = nil
+		}
+	}
+	return true
+}
+
+// chatSpans is the number of spans in a reading of n choices.
+func chatSpans(n int) int { return 8 + 8*n }
+
+// chatSpan returns span j of the reading t and choices: t's first, then
+// each choice's.
+func chatSpan(t *chatTop, choices []fastChoice, j int) *[]byte {
+	switch j {
+	case 0:
+		return &t.id
+	case 1:
+		return &t.model
+	case 2:
+		return &t.choices
+	case 3:
+		return &t.usage
+	case 4:
+		return &t.errv
+	case 5:
+		return &t.xgroq
+	case 6:
+		return &t.fingerprint
+	case 7:
+		return &t.tier
+	}
+	c := &choices[(j-8)/8]
+	switch (j - 8) % 8 {
+	case 0:
+		return &c.delta.content
+	case 1:
+		return &c.delta.refusal
+	case 2:
+		return &c.delta.reasoning
+	case 3:
+		return &c.delta.reasoningAlt
+	case 4:
+		return &c.delta.calls
+	case 5:
+		return &c.delta.fcall
+	case 6:
+		return &c.delta.annots
+	}
+	return &c.finish
 }
 
 // fastRead is fastChunk from the top of d (from < 0), or from the member

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -170,4 +171,76 @@ func FuzzChatFast(f *testing.F) {
 		sameWithoutFast(t, string(data))
 		sameWithoutFast(t, chatLines(data))
 	})
+}
+
+// TestChatSpanCoversTheReading checks that chatSpan numbers every span of
+// a reading (each []byte of chatTop and of a choice, its delta's
+// included) once, so that a chunk the shape matches gets them all.
+func TestChatSpanCoversTheReading(t *testing.T) {
+	var top chatTop
+	choices := make([]fastChoice, 2)
+	for j := range chatSpans(len(choices)) {
+		v := chatSpan(&top, choices, j)
+		if *v != nil {
+			t.Fatalf("span %d is span %d again", j, (*v)[0])
+		}
+		*v = []byte{byte(j)}
+	}
+	var spans func(v reflect.Value) int
+	spans = func(v reflect.Value) int {
+		switch {
+		case v.Kind() == reflect.Struct:
+			n := 0
+			for i := range v.NumField() {
+				n += spans(v.Field(i))
+			}
+			return n
+		case v.Type() == reflect.TypeFor[[]byte]():
+			if v.IsNil() {
+				t.Errorf("a span of %s is not numbered", v.Type())
+			}
+			return 1
+		}
+		return 0
+	}
+	if n := spans(reflect.ValueOf(top)) + spans(reflect.ValueOf(choices[0])) + spans(reflect.ValueOf(choices[1])); n != chatSpans(len(choices)) {
+		t.Errorf("the reading has %d spans, chatSpan numbers %d", n, chatSpans(len(choices)))
+	}
+}
+
+// TestChatFastShape checks the shape memo: a chunk that differs from the
+// one learnt only in string values is read from the shape, with its own
+// spans; one that differs elsewhere is read whole; the two paths agree on
+// streams that go in and out of the shape, with escapes and invalid
+// strings in the places that vary.
+func TestChatFastShape(t *testing.T) {
+	var p Parser
+	c := func(content string) []byte {
+		return []byte(`{"id":"x","choices":[{"index":0,"delta":{"content":"` + content + `"},"finish_reason":null}],"usage":null}`)
+	}
+	if !p.fastChunk(c("a")) || !p.fshape.s.Match(c("b")) {
+		t.Fatal("the first chunk was not learnt")
+	}
+	for _, content := range []string{"bb", `\"`, `\ud800`, ""} {
+		if !p.fastChunk(c(content)) || p.fshape.misses != 0 || string(p.fast[0].delta.content) != `"`+content+`"` ||
+			string(p.ctop.id) != `"x"` || string(p.fast[0].finish) != "null" || string(p.ctop.usage) != "null" {
+			t.Fatalf("chunk %s: misses %d, read %+v %+v", c(content), p.fshape.misses, p.ctop, p.fast)
+		}
+	}
+	if p.fastChunk(c("\x01")) || p.fastChunk(c(`\q`)) {
+		t.Fatal("took an invalid string")
+	}
+	if !p.fastChunk([]byte(`{"id":"x","choices":[{"index":1,"delta":{"content":"a"},"finish_reason":null}],"usage":null}`)) || p.fshape.misses == 0 || p.fast[0].index != 1 {
+		t.Fatalf("another index: misses %d, read %+v", p.fshape.misses, p.fast)
+	}
+	sameWithoutFast(t, chatLines([]byte(strings.Join([]string{
+		string(c("a")), string(c("b")), string(c(`\"`)), string(c("\x01")), string(c(`\ud83d\ude00`)),
+		`{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":""}}]},"finish_reason":null}],"usage":null}`,
+		`{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a"}}]},"finish_reason":null}],"usage":null}`,
+		`{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\":1}"}}]},"finish_reason":null}],"usage":null}`,
+		string(c("c")), string(c("d")), string(c("e")),
+		`{"id":"x","choices":[{"index":0,"delta":{"content":"f"},"finish_reason":"stop"}],"usage":null}`,
+		`{"id":"x","choices":[{"index":0,"delta":{"content":"f"},"finish_reason":"length"}],"usage":null}`,
+		"[DONE]",
+	}, "\n"))))
 }

@@ -182,6 +182,12 @@ type Parser struct {
 	// read it (ctop.fast set).
 	fast  []fastChoice
 	fmemo fastMemo
+	// fshape is the last chunk fastChunk read whole and its reading.
+	fshape fastShape
+	// rshape is the last Responses event fastREvent read whole; rspans
+	// is fastREvent's scratch (per member: name and value offsets).
+	rshape rShape
+	rspans []int
 
 	r responsesState
 	c chatState
@@ -261,7 +267,7 @@ func (p *Parser) Feed(f sse.Frame) error {
 	switch {
 	case p.format == Responses && data[i] == '{':
 		var ev rEvent
-		if p.opts.fullPath || !fastREvent(data, i, &ev) {
+		if p.opts.fullPath || !p.fastREvent(data, i, &ev) {
 			if err := p.checkREvent(f, &ev); err != nil {
 				return p.malformedEvent(f, "invalid JSON: "+err.Error())
 			}
