@@ -29,6 +29,31 @@ const (
 	fastCreate
 )
 
+// fastTail is the members after the candidates of the last event
+// fastEvent read whole with the candidates first: their bytes, from the
+// comma after the candidates to the end, as a jsonguard.Shape (string
+// values and numbers varying), and where the values fastEvent keeps lie
+// in them. Every event of a stream repeats them but for the counts of
+// usageMetadata, and fastEvent's reading of them depends on their values
+// only through their extent (it keeps the usage object, the model
+// version, the response id and the create time whole; usageMemo checks
+// what Shape checks), so the members after candidates that the shape
+// matches read as the shape's did, with the spans moved. The shape is
+// learnt again after 1, 2, 4, 8, ... events in a row that it did not
+// match.
+type fastTail struct {
+	s      jsonguard.Shape
+	close  int                    // the object's closing brace, counted from the end
+	spans  [4]jsonguard.ShapeSpan // usageRaw, modelVersion, responseID, createTime
+	has    [4]bool                // which of them the event has
+	misses int
+}
+
+// tailFields are the members of ev fastTail keeps, in its order.
+func tailFields(ev *event) [4]*[]byte {
+	return [4]*[]byte{&ev.usageRaw, &ev.modelVersion, &ev.responseID, &ev.createTime}
+}
+
 // fastEvent fills ev from the event data d as the slow path (reset, then
 // jsonguard.Members.Check handing each top-level member to ev.member)
 // would; ok is false (ev then unspecified) when it declines.
@@ -38,8 +63,12 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 	if i >= len(d) || d[i] != '{' {
 		return false
 	}
+	tail := ev.tail
 	var seen seenOnce
+	first, candEnd, learn := true, -1, false
 	end := jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
+		wasFirst := first
+		first = false
 		switch string(name) {
 		case `"candidates"`:
 			if !seen.once(fastCandidates) || d[i] != '[' {
@@ -59,6 +88,25 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 				return fastCandidate(d, i, &cands[len(cands)-1], &ev.texts)
 			})
 			ev.candidates = cands
+			if end < 0 || !wasFirst {
+				return end
+			}
+			if tail.s.Match(d[end:]) {
+				// The members after the candidates are the shape's: the
+				// value read here ends, as far as StrictMembers is
+				// concerned, at the object's closing brace.
+				tail.misses = 0
+				f := tailFields(ev)
+				for k, sp := range tail.spans {
+					if tail.has[k] {
+						*f[k] = tail.s.Slice(sp)
+					}
+				}
+				ev.hasUsage = tail.has[0]
+				return len(d) - tail.close
+			}
+			tail.misses++
+			candEnd, learn = end, tail.misses&(tail.misses-1) == 0
 			return end
 		case `"usageMetadata"`:
 			if !seen.once(fastUsage) || d[i] != '{' {
@@ -79,7 +127,22 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 		}
 		return -1
 	})
-	return end >= 0 && jsonguard.SkipWS(d, end) == len(d)
+	if end < 0 || jsonguard.SkipWS(d, end) != len(d) {
+		return false
+	}
+	if learn {
+		// Read whole with the candidates first: every other member is
+		// in d[candEnd:].
+		t := d[candEnd:]
+		tail.s.Learn(t, true)
+		tail.close = len(d) - (end - 1)
+		for k, f := range tailFields(ev) {
+			if tail.has[k] = *f != nil; tail.has[k] {
+				tail.spans[k] = tail.s.SpanOf(t, *f)
+			}
+		}
+	}
+	return true
 }
 
 // fastUsageDepth bounds the nesting fastEvent accepts in usageMetadata

@@ -19,7 +19,7 @@ import (
 var eventOpts = cmp.Options{
 	cmp.AllowUnexported(event{}, candidate{}, part{}, functionCall{}, apiError{}, member{}),
 	cmpopts.EquateEmpty(),
-	cmpopts.IgnoreFields(event{}, "texts", "usageMemo"),
+	cmpopts.IgnoreFields(event{}, "texts", "usageMemo", "tail"),
 }
 
 // sameAsSlow feeds the event data lines to fastEvent and to the slow path
@@ -147,9 +147,62 @@ func FuzzFastEvent(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(strings.Join(fastDeclines, "\n")))
+	f.Add([]byte(strings.Join(tailLines, "\n")))
 	f.Add([]byte(`{"candidates": [{"content": {"parts": [{"text": "caf\u00e9 \"q\"","thought": true,"thoughtSignature": "c2ln"}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 1e2,"x": [-0.5, true, false, null, {}]},"modelVersion": "m","responseId": "r","createTime": "t"}`))
 	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"id":"1","name":"f","args":{"a":[1,{"b":"c"}]}},"thoughtSignature":"s"},{"codeExecutionResult":{"outcome":"OUTCOME_OK"}}]},"index":1}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameAsSlow(t, dataLines(data))
 	})
+}
+
+// tailLines are events whose members after the candidates repeat but for
+// the usage counts, the ids and the spacing, in and out of one shape.
+var tailLines = []string{
+	`{"candidates": [{"content": {"parts": [{"text": "a"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 13},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "b"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 140},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "c"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": -1.5e3},"modelVersion": "m2","responseId": "\u0072"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "d"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 01},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "e"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 15},"modelVersion": "m","responseId": "r` + "\x01" + `"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "f"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 16},"modelVersion": "m","responseId": "r"} `,
+	`{"candidates": [{"content": {"parts": [{"text": "g"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 17},"modelVersion": "m","responseId": "r","modelVersion": "n"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "h"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 18},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "i"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 19},"modelVersion": "m","responseId": "r","createTime": "t"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "j"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 20},"modelVersion": "m","responseId": "r","createTime": "u"}`,
+	`{"modelVersion": "m","candidates": [{"content": {"parts": [{"text": "k"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 21},"responseId": "r","createTime": "u"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "l"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 22},"modelVersion": "m","responseId": "r","createTime": "u"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "m"}],"role": "model"},"index": 0}]}`,
+	`{"candidates": [{"content": {"parts": [{"text": "n"}],"role": "model"},"index": 0}]}`,
+}
+
+// TestFastEventTail checks the shape of the members after the candidates:
+// an event that repeats them but for their values is read from the shape
+// (the usage and ids its own), one that does not is read whole, and the
+// fast and slow paths agree on events in and out of the shape.
+func TestFastEventTail(t *testing.T) {
+	var ev event
+	for n, want := range []struct {
+		take   bool
+		misses int
+		usage  string
+	}{
+		{true, 1, `{"promptTokenCount": 12,"totalTokenCount": 13}`},
+		{true, 0, `{"promptTokenCount": 12,"totalTokenCount": 140}`},
+		{true, 0, `{"promptTokenCount": 12,"totalTokenCount": -1.5e3}`},
+		{false, 1, ""},
+		{false, 2, ""},
+	} {
+		if got := fastEvent([]byte(tailLines[n]), &ev); got != want.take || ev.tail.misses != want.misses || want.take && string(ev.usageRaw) != want.usage {
+			t.Fatalf("event %d: took %v, misses %d, usage %s", n, got, ev.tail.misses, ev.usageRaw)
+		}
+	}
+	if fastEvent([]byte(tailLines[2]), &ev); string(ev.modelVersion) != `"m2"` || string(ev.responseID) != `"\u0072"` || ev.createTime != nil || !ev.hasUsage {
+		t.Fatalf("read %+v", ev)
+	}
+	var lines [][]byte
+	for _, l := range tailLines {
+		lines = append(lines, []byte(l))
+	}
+	if took := sameAsSlow(t, lines); took != len(tailLines)-3 {
+		t.Errorf("fastEvent took %d of %d", took, len(tailLines))
+	}
 }

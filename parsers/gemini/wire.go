@@ -57,6 +57,9 @@ type event struct {
 	// usageMemo is fastEvent's reading of usageMetadata, which repeats
 	// most of its members from event to event; reset keeps it.
 	usageMemo *jsonguard.StrictMemo
+	// tail is fastEvent's shape of the members after the candidates;
+	// reset keeps it.
+	tail *fastTail
 }
 
 // usage is usageMetadata's counts; has says which were present.
@@ -147,11 +150,11 @@ func walkEvent(b []byte, ev *event) error {
 
 // reset empties ev for the next event, keeping the candidates' storage.
 func (ev *event) reset() {
-	cands, texts, memo := ev.candidates[:0], ev.texts[:0], ev.usageMemo
+	cands, texts, memo, tail := ev.candidates[:0], ev.texts[:0], ev.usageMemo, ev.tail
 	if memo == nil {
-		memo = new(jsonguard.StrictMemo)
+		memo, tail = new(jsonguard.StrictMemo), new(fastTail)
 	}
-	*ev = event{candidates: cands, texts: texts, usageMemo: memo}
+	*ev = event{candidates: cands, texts: texts, usageMemo: memo, tail: tail}
 }
 
 // member walks one top-level member: its name as on the wire (between the
