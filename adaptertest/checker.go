@@ -31,6 +31,18 @@ type Checker struct {
 	// kept for it, so that a long run costs the Checker no memory per
 	// item.
 	DiscardTranscript bool
+	// Bounded, set before the first emission, says the run's parser
+	// forgets each lifecycle once it is over (a parser's Options.Bounded,
+	// outside the driver contract), and has the Checker judge it the same
+	// way, so that a long run costs it memory for the lifecycles open,
+	// not per id: a text, reasoning or tool lifecycle is forgotten once
+	// closed (a tool call once it also has its result, or once 4096 more
+	// calls have been closed without theirs). So an id reused after its
+	// lifecycle is over is taken for a new lifecycle, not reported
+	// (EVT-03, EVT-05, EVT-06), and a result for a call forgotten is
+	// reported as for a call never started; the Checker without it is the
+	// exact judge.
+	Bounded bool
 
 	mu        sync.Mutex
 	streaming bool
@@ -140,6 +152,7 @@ func (k *Checker) EmitStream(p driver.StreamPayload) error {
 	at := Place{Index: k.n, Origin: k.at}
 	k.n++
 	if k.streaming {
+		k.stream.bounded = k.Bounded
 		k.stream.c.at = at
 		k.stream.feed(k.payloads, &p)
 		k.fin.payload(k.payloads, &p, at)

@@ -236,3 +236,52 @@ func deepCopy(v any) any {
 	}
 	panic(fmt.Sprintf("no copy of %T", v))
 }
+
+// TestCheckerBounded: a Checker with Bounded forgets each
+// lifecycle once it is over, so 20,000 closed text, reasoning and tool
+// lifecycles (the calls given their result after tool_call.end, every
+// other one never) leave only the calls without a result among the last
+// maxAwaiting closed, and an id reused after its end is a new lifecycle;
+// the exact Checker keeps every id and reports the reuse (EVT-03, EVT-06,
+// EVT-05, and EVT-14 for its second result).
+func TestCheckerBounded(t *testing.T) {
+	const n = 20_000
+	run := func(bounded bool) (*Checker, Report) {
+		k := NewChecker(true, driver.StreamCapability{Reasoning: true})
+		k.Bounded = bounded
+		emit := func(p driver.StreamPayload) { _ = k.EmitStream(p) }
+		emit(driver.StreamPayload{Kind: driver.StreamRunStarted})
+		for i := range n + 1 {
+			id := fmt.Sprint("item_", i%n) // item_0 twice
+			emit(driver.StreamPayload{Kind: driver.StreamTextStart, MessageID: id})
+			emit(driver.StreamPayload{Kind: driver.StreamTextEnd, MessageID: id})
+			emit(driver.StreamPayload{Kind: driver.StreamReasoningStart, MessageID: id})
+			emit(driver.StreamPayload{Kind: driver.StreamReasoningEnd, MessageID: id})
+			emit(driver.StreamPayload{Kind: driver.StreamToolCallStart, ToolCallID: id, Name: "shell"})
+			emit(driver.StreamPayload{Kind: driver.StreamToolCallEnd, ToolCallID: id})
+			if i%2 == 0 {
+				emit(driver.StreamPayload{Kind: driver.StreamToolCallResult, ToolCallID: id})
+			}
+		}
+		emit(driver.StreamPayload{Kind: driver.StreamRunFinished})
+		return k, k.Report(driver.Response{}, nil, nil)
+	}
+	k, r := run(true)
+	if len(r.Stream) != 0 {
+		t.Errorf("bounded: %v", r.Stream)
+	}
+	if s := k.stream; len(s.text)+len(s.reasoning) != 0 || len(s.tools) != maxAwaiting/2 {
+		t.Errorf("bounded: %d text, %d reasoning and %d tool lifecycles kept, want the %d without a result among the last calls closed", len(s.text), len(s.reasoning), len(s.tools), maxAwaiting/2)
+	}
+	k, r = run(false)
+	var vs Violations
+	for _, p := range r.Stream {
+		vs = append(vs, p.Violation)
+	}
+	if want := []string{"EVT-03", "EVT-06", "EVT-05", "EVT-14"}; !reflect.DeepEqual(vs.Clauses(), want) {
+		t.Errorf("exact: %v, want the reused item_0 reported: %v", r.Stream, want)
+	}
+	if s := k.stream; len(s.text) != n || len(s.tools) != n {
+		t.Errorf("exact: %d text and %d tool lifecycles kept, want %d", len(s.text), len(s.tools), n)
+	}
+}

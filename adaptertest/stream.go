@@ -55,6 +55,26 @@ type streamState struct {
 	tools      map[lifeKey]*toolState
 	steps      map[string]int
 	capFlagged map[string]bool
+
+	// bounded (Checker.Bounded) forgets a lifecycle once it is
+	// over; awaiting holds the last maxAwaiting tool calls closed without
+	// a result (some may have had it since), next the slot the next one
+	// takes.
+	bounded  bool
+	awaiting []awaitingTool
+	next     int
+}
+
+// maxAwaiting bounds the tool calls a bounded Checker keeps for a later
+// tool_call.result: a call closed without its result is forgotten once
+// maxAwaiting more have been closed without theirs. It is more than
+// internal/emit's (1024), so that every result a bounded Emitter still
+// emits is judged against its call (TestBoundedAwaiting there).
+const maxAwaiting = 4096
+
+type awaitingTool struct {
+	k lifeKey
+	t *toolState
 }
 
 func newStreamState(capability driver.StreamCapability) *streamState {
@@ -196,9 +216,12 @@ func (s *streamState) message(i int, p *driver.StreamPayload, m map[lifeKey]life
 			c.add(deltaClause, i, "%s %q with an empty Delta", p.Kind, p.MessageID)
 		}
 	default: // end
-		if st != lifeOpen {
+		switch {
+		case st != lifeOpen:
 			c.add(clause, i, "%s for %s %q that is not open", p.Kind, family, p.MessageID)
-		} else {
+		case s.bounded:
+			delete(m, k)
+		default:
 			m[k] = lifeClosed
 		}
 	}
@@ -244,6 +267,9 @@ func (s *streamState) tool(i int, p *driver.StreamPayload) {
 			return
 		}
 		t.state = lifeClosed
+		if s.bounded {
+			s.over(k, t)
+		}
 	case driver.StreamToolCallResult:
 		if t == nil {
 			c.add("EVT-05", i, "tool_call.result for tool call %q that was never started", p.ToolCallID)
@@ -253,7 +279,31 @@ func (s *streamState) tool(i int, p *driver.StreamPayload) {
 			c.add("EVT-14", i, "second tool_call.result for %q", p.ToolCallID)
 		}
 		t.resulted = true
+		if s.bounded && t.state == lifeClosed {
+			s.over(k, t)
+		}
 	}
+}
+
+// over forgets the tool call t of a bounded Checker once it is closed and
+// has its result; closed without one, it joins the last maxAwaiting such
+// calls, and the oldest of them is forgotten.
+func (s *streamState) over(k lifeKey, t *toolState) {
+	if t.resulted {
+		delete(s.tools, k)
+		return
+	}
+	a := awaitingTool{k, t}
+	if len(s.awaiting) < maxAwaiting {
+		s.awaiting = append(s.awaiting, a)
+		return
+	}
+	old := s.awaiting[s.next]
+	if s.tools[old.k] == old.t {
+		delete(s.tools, old.k)
+	}
+	s.awaiting[s.next] = a
+	s.next = (s.next + 1) % maxAwaiting
 }
 
 // closeAll reports every lifecycle still open at the terminal (EVT-11).

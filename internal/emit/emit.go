@@ -10,10 +10,10 @@
 //     first (automatically if a parser emits anything earlier), a delta for
 //     a message that is not open opens it, an empty delta is not emitted, an
 //     id that was closed and is reused by the provider is given a fresh
-//     suffix ("id#2") instead of being reopened, capability-forbidden
-//     families are never emitted, and Finish closes every open lifecycle in
-//     opening order before the single terminal payload. Nothing is emitted
-//     after the terminal.
+//     suffix ("id#2") instead of being reopened (but see Bounded),
+//     capability-forbidden families are never emitted, and Finish closes
+//     every open lifecycle in opening order before the single terminal
+//     payload. Nothing is emitted after the terminal.
 //
 // So a hostile or merely surprising provider stream yields a stream that
 // passes adaptertest.CheckStream for the parser's capability; the provider's
@@ -103,7 +103,8 @@ type Emitter struct {
 	// matters; once its lifecycle is over (a text or reasoning lifecycle
 	// closed, a tool call closed and given its result) only the number of
 	// incarnations it had, which is all a reused id needs for its fresh
-	// suffix. A long run keeps one small entry per id, not the lifecycle.
+	// suffix. A long run keeps one small entry per id, not the lifecycle;
+	// a bounded one (Bounded), none.
 	//
 	// The last one opened goes into lives only when another is opened
 	// while it still matters (mapped), or as its count when it is over:
@@ -124,6 +125,15 @@ type Emitter struct {
 	opened  int
 	steps   []string // open step names, in order
 	emitted int
+
+	// bounded (Bounded) forgets a lifecycle once it is over, where the
+	// driver contract keeps its incarnation count; awaiting holds the
+	// last maxAwaiting tool calls closed without their result (some may
+	// have had it since), next the slot the next one takes: an older one
+	// is forgotten.
+	bounded  bool
+	awaiting []*life
+	next     int
 }
 
 // New returns an Emitter writing to sink. Stream payloads are emitted only
@@ -140,6 +150,27 @@ func New(sink driver.EventSink, streaming bool, capability driver.StreamCapabili
 // the driver contract: Response.Transcript no longer mirrors the emitted
 // items (adaptertest RUN-04). Call it before the first Item.
 func (e *Emitter) DiscardTranscript() { e.keep = false }
+
+// Bounded makes the Emitter forget a lifecycle once it is over (a text or
+// reasoning lifecycle closed, a tool call closed and given its result),
+// where it would keep its incarnation count, and a tool call closed
+// without its result once maxAwaiting (1024) more have been closed
+// without theirs: its memory then depends on the lifecycles open, not on
+// the length of the run. It is for consumers that print the events as
+// they come (with DiscardTranscript), and it is outside the driver
+// contract: an id reused after its lifecycle is over opens a new
+// lifecycle under the same wire id, not "id#2", and a result for a call
+// forgotten emits nothing (ToolResult reports false, as for a call never
+// started). Such a stream passes adaptertest's Checker with its Bounded
+// set, which forgets lifecycles in the same way (and keeps more calls
+// awaiting a result); the exact judge is the Checker without it. Call it
+// before the first emission.
+func (e *Emitter) Bounded() { e.bounded = true }
+
+// maxAwaiting bounds the tool calls a bounded Emitter keeps for a later
+// tool_call.result: a call closed without its result is forgotten once
+// maxAwaiting more have been closed without theirs (Bounded).
+const maxAwaiting = 1024
 
 // Err returns the sticky sink error, if any.
 func (e *Emitter) Err() error { return e.err }
@@ -442,12 +473,32 @@ func (e *Emitter) Close(f Family, scope, id string, result map[string]any) error
 }
 
 // release forgets a lifecycle that nothing can refer to any more, keeping
-// only its incarnation count (see Emitter.closed).
+// only its incarnation count (nothing when bounded).
 func (e *Emitter) release(l *life) {
-	e.lives[l.key] = entry{n: l.n}
+	if e.bounded {
+		delete(e.lives, l.key)
+	} else {
+		e.lives[l.key] = entry{n: l.n}
+	}
 	if e.last == l {
 		e.last = nil
 	}
+}
+
+// await keeps the tool call l, closed without its result, among the last
+// maxAwaiting such calls of a bounded Emitter, forgetting the oldest (if
+// it still waits: it may have had its result, or its id a new call).
+func (e *Emitter) await(l *life) {
+	if len(e.awaiting) < maxAwaiting {
+		e.awaiting = append(e.awaiting, l)
+		return
+	}
+	old := e.awaiting[e.next]
+	if (e.last == old || e.lives[old.key].l == old) && !old.open && !old.resulted {
+		e.release(old)
+	}
+	e.awaiting[e.next] = l
+	e.next = (e.next + 1) % maxAwaiting
 }
 
 func (e *Emitter) close(l *life, result map[string]any) error {
@@ -455,6 +506,8 @@ func (e *Emitter) close(l *life, result map[string]any) error {
 	if l.fam != Tool || l.resulted {
 		// A tool call stays until its result (at most one) has come.
 		defer e.release(l)
+	} else if e.bounded {
+		e.await(l)
 	}
 	if !e.allowed(l.fam) {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -26,6 +27,10 @@ func TestPropertyAnyCallOrderIsValid(t *testing.T) {
 		}
 		sink := &adaptertest.RecordingSink{}
 		e := New(sink, true, capability)
+		bounded := rapid.Bool().Draw(t, "bounded")
+		if bounded {
+			e.Bounded()
+		}
 		ids := rapid.SampledFrom([]string{"a", "b", "c"})
 		scopes := rapid.SampledFrom([]string{"", "sub"})
 		fams := rapid.SampledFrom([]Family{Text, Reasoning, Tool})
@@ -76,6 +81,13 @@ func TestPropertyAnyCallOrderIsValid(t *testing.T) {
 			if err := e.Finish(nil, nil); err != nil {
 				t.Fatalf("Finish: %v", err)
 			}
+		}
+		if bounded {
+			// Judged as it was made: a bounded Checker.
+			if vs := judgeBounded(capability, sink.Payloads); len(vs) != 0 {
+				t.Fatalf("bounded emitter produced an invalid stream:\n%s", vs)
+			}
+			return
 		}
 		if vs := adaptertest.CheckStream(capability, sink.Payloads); len(vs) != 0 {
 			t.Fatalf("emitter produced an invalid stream:\n%s", vs)
@@ -198,6 +210,106 @@ func TestLifecyclesReleased(t *testing.T) {
 	}
 	if v := adaptertest.CheckStream(driver.StreamCapability{Reasoning: true}, sink.Payloads); len(v) > 0 {
 		t.Errorf("violations %v", v)
+	}
+}
+
+// judgeBounded is what a bounded Checker (Checker.Bounded) finds in a
+// stream.
+func judgeBounded(capability driver.StreamCapability, payloads []driver.StreamPayload) adaptertest.Violations {
+	k := adaptertest.NewChecker(true, capability)
+	k.Bounded = true
+	for _, p := range payloads {
+		_ = k.EmitStream(p)
+	}
+	var vs adaptertest.Violations
+	for _, p := range k.Report(driver.Response{}, nil, nil).Stream {
+		vs = append(vs, p.Violation)
+	}
+	return vs
+}
+
+// TestBoundedForgets: a bounded Emitter (Bounded) keeps nothing
+// of a lifecycle once it is over, so a run of 80,000 closed lifecycles
+// keeps only the last maxAwaiting tool calls closed without a result (the
+// calls closed with their result in tool_call.end, as codex's, among
+// them); a reused id opens a new lifecycle under the same id. Without
+// it, every id stays (its incarnation count), and a reused id is given
+// its fresh suffix (TestReuseGetsFreshID).
+func TestBoundedForgets(t *testing.T) {
+	const n = 20_000
+	run := func(bounded bool) (*Emitter, *adaptertest.RecordingSink) {
+		sink := &adaptertest.RecordingSink{}
+		e := New(sink, true, driver.StreamCapability{Reasoning: true})
+		if bounded {
+			e.Bounded()
+		}
+		for i := range n {
+			id := "item_" + strconv.Itoa(i)
+			_ = e.Delta(Text, "", id, "x")
+			_ = e.Close(Text, "", id, nil)
+			_ = e.Delta(Reasoning, "", id, "x")
+			_ = e.Close(Reasoning, "", id, nil)
+			_, _ = e.OpenTool("", id, "shell", map[string]any{"command": "ls"}, "", "")
+			_ = e.Close(Tool, "", id, map[string]any{"exit_code": 0})
+			_, _ = e.OpenTool("", id+"r", "shell", nil, "", "")
+			_ = e.Close(Tool, "", id+"r", nil)
+			_, _ = e.ToolResult("", id+"r", map[string]any{"ok": true})
+		}
+		_ = e.Delta(Text, "", "item_0", "again")
+		_ = e.Finish(nil, nil)
+		return e, sink
+	}
+	e, sink := run(true)
+	if len(e.lives) > maxAwaiting {
+		t.Errorf("bounded: %d ids kept after %d closed lifecycles, want at most %d", len(e.lives), 4*n, maxAwaiting)
+	}
+	if p := sink.Payloads[len(sink.Payloads)-4]; p.Kind != driver.StreamTextStart || p.MessageID != "item_0" {
+		t.Errorf("bounded: the reused id opened %s %q, want text.start \"item_0\"", p.Kind, p.MessageID)
+	}
+	if vs := judgeBounded(driver.StreamCapability{Reasoning: true}, sink.Payloads); len(vs) != 0 {
+		t.Errorf("bounded: %v", vs)
+	}
+	if vs := adaptertest.CheckStream(driver.StreamCapability{Reasoning: true}, sink.Payloads); !reflect.DeepEqual(vs.Clauses(), []string{"EVT-03"}) {
+		t.Errorf("the exact judge of the bounded stream found %v, want the reopened item_0 (EVT-03)", vs)
+	}
+	e, sink = run(false)
+	if len(e.lives) < 4*n {
+		t.Errorf("exact: %d ids kept, want every one of %d", len(e.lives), 4*n)
+	}
+	if p := sink.Payloads[len(sink.Payloads)-4]; p.MessageID != "item_0#2" {
+		t.Errorf("exact: the reused id opened %s %q, want item_0#2", p.Kind, p.MessageID)
+	}
+}
+
+// TestBoundedAwaiting: a bounded Emitter keeps the last maxAwaiting tool
+// calls closed without their result, for their tool_call.result, and
+// emits no result for an older one; what it emits passes the bounded
+// Checker, which keeps more of them.
+func TestBoundedAwaiting(t *testing.T) {
+	sink := &adaptertest.RecordingSink{}
+	e := New(sink, true, driver.StreamCapability{})
+	e.Bounded()
+	const n = maxAwaiting + 500
+	for i := range n {
+		id := "call_" + strconv.Itoa(i)
+		_, _ = e.OpenTool("", id, "read", nil, "", "")
+		_ = e.Close(Tool, "", id, nil)
+	}
+	if e.kept() != maxAwaiting {
+		t.Errorf("%d calls kept, want %d", e.kept(), maxAwaiting)
+	}
+	for i := range n {
+		ok, err := e.ToolResult("", "call_"+strconv.Itoa(i), map[string]any{"ok": true})
+		if err != nil || ok != (i >= n-maxAwaiting) {
+			t.Fatalf("call %d of %d: result emitted %v (%v)", i, n, ok, err)
+		}
+	}
+	if e.kept() != 0 {
+		t.Errorf("%d calls kept after their results", e.kept())
+	}
+	_ = e.Finish(nil, nil)
+	if vs := judgeBounded(driver.StreamCapability{}, sink.Payloads); len(vs) != 0 {
+		t.Errorf("%v", vs)
 	}
 }
 
