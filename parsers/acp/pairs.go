@@ -1,7 +1,10 @@
 package acp
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/agentwire/agentwire/internal/rpcbook"
 	"github.com/agentwire/agentwire/jsonrpc"
@@ -22,11 +25,16 @@ import (
 //     session/new, session/load, session/resume, session/prompt) has its
 //     response in stdout, and, with the client side fed, every agent
 //     request before it has the client's answer.
+//
+// Bounded (Options.Bounded), an announced call is kept only
+// until it is completed or failed (pending), so that the state is the
+// calls open, not every id.
 type pairs struct {
 	seq      int // session/update notifications seen
 	terminal int // seq at the last terminal, 0 for none
 	tools    []announced
-	client   rpcbook.Pairing // the client's session requests and the responses to them
+	pending  map[string]announced // bounded: announced, not completed or failed
+	client   rpcbook.Pairing      // the client's session requests and the responses to them
 	requests []agentReq
 }
 
@@ -45,7 +53,15 @@ type agentReq struct {
 
 // pairTool notes a tool_call.
 func (p *Parser) pairTool(f jsonrpc.Frame, id string) {
-	p.pairs.tools = append(p.pairs.tools, announced{id, p.pairs.seq, f.Offset, f.Line})
+	a := announced{id, p.pairs.seq, f.Offset, f.Line}
+	if !p.opts.Bounded {
+		p.pairs.tools = append(p.pairs.tools, a)
+		return
+	}
+	if p.pairs.pending == nil {
+		p.pairs.pending = map[string]announced{}
+	}
+	p.pairs.pending[id] = a
 }
 
 // pairResponse notes a response of stdout.
@@ -70,6 +86,13 @@ func (p *Parser) unpairedAtFinish() {
 		for _, t := range r.tools {
 			ts := p.tools[t.id]
 			if t.seq <= r.terminal && ts != nil && ts.status != "completed" && ts.status != "failed" {
+				p.opts.Unpaired(t.off, t.line, fmt.Sprintf("tool call %s announced but never completed or failed, though the turn ended", t.id))
+			}
+		}
+		// Bounded, the calls announced and not completed or failed (as
+		// the exact pass, which reads the status at the end).
+		for _, t := range slices.SortedFunc(maps.Values(r.pending), func(a, b announced) int { return cmp.Compare(a.off, b.off) }) {
+			if ts := p.tools[t.id]; t.seq <= r.terminal && (ts == nil || ts.status != "completed" && ts.status != "failed") {
 				p.opts.Unpaired(t.off, t.line, fmt.Sprintf("tool call %s announced but never completed or failed, though the turn ended", t.id))
 			}
 		}

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -560,18 +561,47 @@ func (p *Parser) closeTool(id string, ts *toolState, status string) error {
 	}
 	// The lifecycle is over: keep only the done marker.
 	ts.input, ts.content, ts.location, ts.output, ts.meta = nil, nil, nil, nil, nil
+	if p.opts.Bounded {
+		p.finished(ts, status)
+	}
 	if err := p.em.Close(emit.Tool, "", id, res); err != nil {
 		return err
 	}
 	return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptToolResult, ToolUseID: id, ToolName: ts.name, Text: text, IsError: status != "completed", Data: res})
 }
 
+// maxDone is how many finished calls a bounded parser keeps, for their
+// late updates (Options.Bounded).
+const maxDone = 1024
+
+// finished keeps the finished call ts among the last maxDone (bounded,
+// Options.Bounded), forgetting the oldest: a later update of a
+// call forgotten is taken for a new call.
+func (p *Parser) finished(ts *toolState, status string) {
+	if status == "completed" || status == "failed" {
+		delete(p.pairs.pending, ts.id)
+	}
+	if len(p.doneTools) < maxDone {
+		p.doneTools = append(p.doneTools, ts)
+		return
+	}
+	old := p.doneTools[p.nextDone]
+	if p.tools[old.id] == old {
+		delete(p.tools, old.id)
+		if len(p.toolOrder) > 2*len(p.tools)+64 {
+			p.toolOrder = slices.DeleteFunc(p.toolOrder, func(id string) bool { return p.tools[id] == nil })
+		}
+	}
+	p.doneTools[p.nextDone] = ts
+	p.nextDone = (p.nextDone + 1) % maxDone
+}
+
 // closeTools ends the calls still open at the end of a turn with status.
 func (p *Parser) closeTools(status string) error {
 	for _, id := range p.toolOrder {
 		ts := p.tools[id]
-		if ts.done {
-			continue
+		if ts == nil || ts.done {
+			continue // forgotten (Options.Bounded), or finished
 		}
 		if err := p.openTool(id, ts); err != nil {
 			return err

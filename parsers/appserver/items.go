@@ -1,6 +1,7 @@
 package appserver
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agentwire/agentwire/driver"
@@ -222,6 +223,9 @@ func (p *Parser) itemCompleted(f jsonrpc.Frame, pr *params) error {
 		return p.malformedFrame(f, "item/completed twice for item "+it.ID)
 	}
 	s.done = true
+	if p.opts.Bounded {
+		defer p.forget(it.ID)
+	}
 	switch it.Type {
 	case "agentMessage":
 		if !s.deltas {
@@ -613,13 +617,24 @@ func (p *Parser) legacyEvent(f jsonrpc.Frame, pr *params) error {
 	return p.em.Err()
 }
 
+// forget drops the state of a completed item (Options.Bounded):
+// a later event with its id is a new item. itemOrder is compacted once
+// it holds twice the items kept, so that it too stays the size of the
+// items open.
+func (p *Parser) forget(id string) {
+	delete(p.items, id)
+	if len(p.itemOrder) > 2*len(p.items)+64 {
+		p.itemOrder = slices.DeleteFunc(p.itemOrder, func(id string) bool { return p.items[id] == nil })
+	}
+}
+
 // closeItems closes the lifecycles of items that got deltas or a start but
 // never an item/completed (an interrupted or failed turn).
 func (p *Parser) closeItems() error {
 	for _, id := range p.itemOrder {
 		s := p.items[id]
-		if s.done {
-			continue
+		if s == nil || s.done {
+			continue // forgotten (Options.Bounded), or completed
 		}
 		s.done = true
 		fam := emit.Text

@@ -1,7 +1,10 @@
 package appserver
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/agentwire/agentwire/internal/rpcbook"
 	"github.com/agentwire/agentwire/jsonrpc"
@@ -19,13 +22,19 @@ import (
 //   - When a terminal came, every client request of the session
 //     (initialize, thread/start, thread/resume, turn/start) has its
 //     response in stdout.
+//
+// Bounded (Options.Bounded), a tool item is kept only from its
+// item/started to its item/completed (pending), so that the state is the
+// items open, not every id: an item/completed that comes before its
+// item/started then does not pair with it.
 type pairs struct {
 	seq      int // notifications seen
 	terminal int // seq of the last terminal, 0 for none
 	turns    map[string]bool
 	started  []startedItem
 	done     map[string]bool
-	client   rpcbook.Pairing // the client's session requests and the responses to them
+	pending  map[string]startedItem // bounded: started, not completed
+	client   rpcbook.Pairing        // the client's session requests and the responses to them
 }
 
 type startedItem struct {
@@ -64,8 +73,22 @@ func (p *Parser) pairItem(f jsonrpc.Frame, it *wireItem, started bool) {
 		switch it.Type {
 		case "agentMessage", "reasoning", "userMessage":
 		default:
-			r.started = append(r.started, startedItem{it.ID, it.Type, r.seq, f.Offset, f.Line})
+			si := startedItem{it.ID, it.Type, r.seq, f.Offset, f.Line}
+			if !p.opts.Bounded {
+				r.started = append(r.started, si)
+				break
+			}
+			if r.pending == nil {
+				r.pending = map[string]startedItem{}
+			}
+			if _, ok := r.pending[it.ID]; !ok {
+				r.pending[it.ID] = si
+			}
 		}
+		return
+	}
+	if p.opts.Bounded {
+		delete(r.pending, it.ID)
 		return
 	}
 	if r.done == nil {
@@ -91,7 +114,11 @@ func (p *Parser) unpairedAtFinish() {
 	if r.terminal == 0 {
 		return
 	}
-	for _, it := range r.started {
+	started := r.started
+	if len(r.pending) > 0 {
+		started = slices.SortedFunc(maps.Values(r.pending), func(a, b startedItem) int { return cmp.Compare(a.seq, b.seq) })
+	}
+	for _, it := range started {
 		if it.seq < r.terminal && !r.done[it.id] {
 			p.opts.Unpaired(it.off, it.line, fmt.Sprintf("item %s (%s) started but never completed, though the turn ended", it.id, it.typ))
 		}

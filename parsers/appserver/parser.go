@@ -75,6 +75,19 @@ type Options struct {
 	// the item events (adaptertest RUN-04).
 	DiscardTranscript bool
 
+	// Bounded forgets each lifecycle once it is over, so that a long run
+	// costs memory for what is open, not for every id it saw
+	// (internal/emit's Bounded). It is for a consumer that prints the
+	// events as they come and keeps no transcript (with DiscardTranscript),
+	// such as a command printing a timeline, and it is outside the driver
+	// contract: an id reused after its lifecycle is over is taken for a new
+	// lifecycle under the same id, neither given a fresh "id#2" nor
+	// reported as a reuse (adaptertest's Checker judges such a run with its
+	// own Bounded). The parser forgets an item once
+	// it is completed: item/completed twice is not reported, and Unpaired
+	// pairs an item/completed only with the item/started before it. Parse without it to judge a stream exactly.
+	Bounded bool
+
 	// DiscardStdout makes Parse keep no copy of stdout: RawStreams.Stdout
 	// is "" (stderr and the terminal are kept). It is for a consumer that
 	// counts and hashes stdout as it is read (wrapping the reader it gives
@@ -203,6 +216,9 @@ func New(sink driver.EventSink, opts Options) *Parser {
 	}
 	if opts.DiscardTranscript {
 		p.em.DiscardTranscript()
+	}
+	if opts.Bounded {
+		p.em.Bounded()
 	}
 	return p
 }

@@ -388,6 +388,9 @@ func toolResult(b *contentBlock) (string, map[string]any) {
 func (p *Parser) toolResultPayload(scope, toolID string, res map[string]any) error {
 	if s, ok := p.toolScope[toolID]; ok {
 		scope = s
+		if p.opts.Bounded {
+			delete(p.toolScope, toolID) // the call is over
+		}
 	}
 	_, err := p.em.ToolResult(scope, toolID, res)
 	return err

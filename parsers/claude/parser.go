@@ -81,6 +81,22 @@ type Options struct {
 	// the item events (adaptertest RUN-04).
 	DiscardTranscript bool
 
+	// Bounded forgets each lifecycle once it is over, so that a long run
+	// costs memory for what is open, not for every id it saw
+	// (internal/emit's Bounded). It is for a consumer that prints the
+	// events as they come and keeps no transcript (with DiscardTranscript),
+	// such as a command printing a timeline, and it is outside the driver
+	// contract: an id reused after its lifecycle is over is taken for a new
+	// lifecycle under the same id, neither given a fresh "id#2" nor
+	// reported as a reuse (adaptertest's Checker judges such a run with its
+	// own Bounded). The parser keeps the latest 64
+	// messages and, of the older ones, those still being recorded, a tool
+	// call's scope until its tool_result, and applies Unpaired's rules as
+	// the lines come: a line for a message forgotten starts a new one (its
+	// usage counted again in the fallback usage), and a tool_result before
+	// its tool_use does not answer it. Parse without it to judge a stream exactly.
+	Bounded bool
+
 	// DiscardStdout makes Parse keep no copy of stdout: RawStreams.Stdout
 	// is "" (stderr and the terminal are kept). It is for a consumer that
 	// counts and hashes stdout as it is read (wrapping the reader it gives
@@ -167,6 +183,10 @@ type Parser struct {
 	// order: the fallback when no result reports usage.
 	msgUsage  map[string]apiUsage
 	usageKeys []string
+	// usageFolded sums the usage of the root messages forgotten (bounded,
+	// Options.Bounded; folded: there was one).
+	usageFolded apiUsage
+	folded      bool
 
 	// sl, al and ul are the reused decode targets of the fast paths
 	// (stream_event, assistant and user lines). al and ul keep the room
@@ -205,6 +225,9 @@ func New(sink driver.EventSink, opts Options) *Parser {
 	p.em = emit.New(sink, opts.Streaming, p.cap)
 	if opts.DiscardTranscript {
 		p.em.DiscardTranscript()
+	}
+	if opts.Bounded {
+		p.em.Bounded()
 	}
 	return p
 }

@@ -80,7 +80,42 @@ func (p *Parser) newMessage(k msgKey, coarse bool) *message {
 	m := &message{key: k, coarse: coarse, blocks: map[int]*block{}}
 	p.msgs[k] = m
 	p.msgOrder = append(p.msgOrder, m)
+	if p.opts.Bounded && len(p.msgOrder) > 2*keptMessages {
+		p.forgetMessages()
+	}
 	return m
+}
+
+// keptMessages is how many of the latest messages a bounded parser
+// (Options.Bounded) keeps whatever their state; an older one is
+// forgotten once it is over.
+const keptMessages = 64
+
+// forgetMessages forgets, bounded, the messages older than the latest
+// keptMessages that are over: not the current message of their scope, and
+// coarse or abandoned (nothing of them is left to record). A root
+// message's usage is folded into usageFolded. A later line for a message
+// forgotten starts a new message.
+func (p *Parser) forgetMessages() {
+	old := len(p.msgOrder) - keptMessages
+	kept := p.msgOrder[:0]
+	for i, m := range p.msgOrder {
+		if p.msgs[m.key] != m {
+			continue // replaced
+		}
+		if i >= old || p.cur[m.key.scope] == m || !m.coarse && !m.abandoned {
+			kept = append(kept, m)
+			continue
+		}
+		delete(p.msgs, m.key)
+		if u, ok := p.msgUsage[m.key.id]; ok && m.key.scope == "" {
+			p.usageFolded.add(u)
+			p.folded = true
+			delete(p.msgUsage, m.key.id)
+		}
+	}
+	clear(p.msgOrder[len(kept):])
+	p.msgOrder = kept
 }
 
 // match returns the first streamed block of type typ that no snapshot

@@ -23,7 +23,7 @@ func (p *Parser) resultLine(f ndjson.Frame) error {
 		return p.em.Custom(provider, "result", driver.StreamPayload{ScopeID: l.ParentToolUseID, Raw: p.rawLine(f)})
 	}
 	if p.opts.Unpaired != nil && l.Subtype == "success" && (l.IsError == nil || !*l.IsError) {
-		p.pairs.last = p.pairs.seq
+		p.pairSuccess()
 	}
 	p.result = &l
 	p.terminal = bytes.Clone(f.Data)
@@ -106,8 +106,8 @@ func normUsage(u apiUsage) *driver.Usage {
 // fields it carries.
 func (p *Parser) noteUsage(id string, u apiUsage, delta bool) {
 	old, seen := p.msgUsage[id]
-	if !seen {
-		p.usageKeys = append(p.usageKeys, id)
+	if !seen && !p.opts.Bounded {
+		p.usageKeys = append(p.usageKeys, id) // bounded, the sum needs no order
 	}
 	if delta && seen {
 		if u.InputTokens == 0 {
@@ -123,19 +123,29 @@ func (p *Parser) noteUsage(id string, u apiUsage, delta bool) {
 	p.msgUsage[id] = u
 }
 
+// add adds u's token counts to a.
+func (a *apiUsage) add(u apiUsage) {
+	a.InputTokens += u.InputTokens
+	a.CacheCreationInputTokens += u.CacheCreationInputTokens
+	a.CacheReadInputTokens += u.CacheReadInputTokens
+	a.OutputTokens += u.OutputTokens
+}
+
 // fallbackUsage sums the last usage of every distinct root message; nil
 // when none was reported.
 func (p *Parser) fallbackUsage() *driver.Usage {
-	if len(p.usageKeys) == 0 {
+	if len(p.msgUsage) == 0 && !p.folded {
 		return nil
 	}
-	var sum apiUsage
+	sum := p.usageFolded
+	if p.opts.Bounded {
+		for _, u := range p.msgUsage {
+			sum.add(u)
+		}
+		return normUsage(sum)
+	}
 	for _, k := range p.usageKeys {
-		u := p.msgUsage[k]
-		sum.InputTokens += u.InputTokens
-		sum.CacheCreationInputTokens += u.CacheCreationInputTokens
-		sum.CacheReadInputTokens += u.CacheReadInputTokens
-		sum.OutputTokens += u.OutputTokens
+		sum.add(p.msgUsage[k])
 	}
 	return normUsage(sum)
 }

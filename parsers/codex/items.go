@@ -46,15 +46,23 @@ func knownItem(t string) bool { return slices.Contains(itemTypes[:], t) }
 // as malformed a change of type and an event after the item completed.
 // The latest item is held in p.cur, outside p.items: an item's events come
 // together, so most of them find it there without hashing the id, and it
-// goes into the map (once) when another item's event comes. It returns
+// goes into the map (once) when another item's event comes; bounded
+// (Options.Bounded), a completed item does not, and leaves it. It returns
 // whether the item was seen before.
 func (p *Parser) noteItem(id, typ string, ph phase) bool {
 	var s itemState
 	seen := true
 	if id == p.curID {
 		s = p.cur
+		if p.opts.Bounded && s.completed {
+			s, seen = itemState{}, false // forgotten: a new item
+		}
 	} else {
-		if p.curID != "" {
+		switch {
+		case p.curID == "":
+		case p.opts.Bounded && p.cur.completed:
+			delete(p.items, p.curID) // forgotten: a later event is a new item
+		default:
 			p.items[p.curID] = p.cur
 		}
 		s, seen = p.items[id]

@@ -1,6 +1,11 @@
 package codex
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+)
 
 // pairs checks the pairing rules of `codex exec --json` for
 // Options.Unpaired, in the parser's own pass over the lines: every real
@@ -12,12 +17,18 @@ import "fmt"
 //     turn.started.
 //   - When a terminal came, every item started before it is completed
 //     (by an item.completed before the stream ends).
+//
+// Bounded (Options.Bounded), an item started before the first
+// terminal is kept only until it is completed (pending), so that the
+// state is the items open, not every id: an item.completed that comes
+// before its item.started then does not pair with it.
 type pairs struct {
 	announced, turn, terminal bool
 	started                   []startedItem // before the first terminal
 	// completed holds the ids of the item.completed events that noteItem
 	// did not record (Parser.noted): of unknown or malformed items.
 	completed map[string]bool
+	pending   map[string]startedItem // bounded: started, not completed
 }
 
 type startedItem struct {
@@ -45,8 +56,17 @@ func (p *Parser) pair(typb []byte, off int64, n int) {
 		if !r.turn {
 			p.opts.Unpaired(off, n, typ+" without a turn.started before it")
 		}
+	case typ == evItemStarted && !r.terminal && p.opts.Bounded:
+		if r.pending == nil {
+			r.pending = map[string]startedItem{}
+		}
+		if _, ok := r.pending[p.scratch.ID]; !ok {
+			r.pending[p.scratch.ID] = startedItem{p.scratch.ID, p.scratch.Type, off, n}
+		}
 	case typ == evItemStarted && !r.terminal:
 		r.started = append(r.started, startedItem{p.scratch.ID, p.scratch.Type, off, n})
+	case typ == evItemCompleted && p.opts.Bounded:
+		delete(r.pending, p.scratch.ID)
 	case typ == evItemCompleted && p.noted:
 		// noteItem recorded the completion (completedItem): a session's
 		// every item would otherwise be a second map entry here.
@@ -64,7 +84,11 @@ func (p *Parser) unpairedAtFinish() {
 	if !p.pairs.terminal {
 		return
 	}
-	for _, it := range p.pairs.started {
+	started := p.pairs.started
+	if len(p.pairs.pending) > 0 {
+		started = slices.SortedFunc(maps.Values(p.pairs.pending), func(a, b startedItem) int { return cmp.Compare(a.off, b.off) })
+	}
+	for _, it := range started {
 		if !p.pairs.completed[it.id] && !p.completedItem(it.id) {
 			p.opts.Unpaired(it.off, it.line, fmt.Sprintf("item %s (%s) started but never completed, though the turn ended", it.id, it.typ))
 		}

@@ -594,3 +594,56 @@ func TestCommandDataShared(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundedForgetsItems: with Bounded the parser forgets an
+// item once it is completed (its state and its pairing), so 20,000
+// completed items, each started first, leave nothing behind; an id reused
+// after its item.completed is then a new item (the same wire id, a valid
+// checkpoint), where the exact parse gives it a fresh id and invalidates
+// the checkpoint (TestInterleavedAndReused).
+func TestBoundedForgetsItems(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(lines(lThread, lTurn))
+	const n = 20_000
+	for i := range n {
+		id := strconv.Itoa(i)
+		b.WriteString(`{"type":"item.started","item":{"id":"c` + id + `","type":"command_execution","command":"x","status":"in_progress"}}` + "\n")
+		b.WriteString(`{"type":"item.completed","item":{"id":"c` + id + `","type":"command_execution","command":"x","aggregated_output":"","exit_code":0,"status":"completed"}}` + "\n")
+		b.WriteString(`{"type":"item.completed","item":{"id":"m` + id + `","type":"agent_message","text":"hi"}}` + "\n")
+	}
+	b.WriteString(lines(`{"type":"item.completed","item":{"id":"m0","type":"agent_message","text":"again"}}`, lDone))
+	for _, bounded := range []bool{true, false} {
+		opts := streaming
+		opts.Bounded = bounded
+		var unpaired []string
+		opts.Unpaired = func(_ int64, _ int, msg string) { unpaired = append(unpaired, msg) }
+		k := adaptertest.NewChecker(true, Capability)
+		k.Bounded = bounded
+		p := New(k, opts)
+		for _, l := range strings.SplitAfter(b.String(), "\n") {
+			if l == "" {
+				continue
+			}
+			if err := p.Feed(ndjson.Frame{Kind: ndjson.KindLine, Data: []byte(strings.TrimSuffix(l, "\n"))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		kept, pending := len(p.items), len(p.pairs.pending)
+		resp, err := p.Finish(Outcome{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vs := k.Report(resp, err, Codec).All(); len(vs) > 0 && bounded {
+			t.Errorf("bounded: %v", vs)
+		}
+		if len(unpaired) > 0 {
+			t.Errorf("bounded %v: unpaired %q", bounded, unpaired)
+		}
+		switch {
+		case bounded && (kept != 0 || pending != 0 || !resp.Checkpoint.Valid):
+			t.Errorf("bounded: %d items and %d pending kept after %d completed, checkpoint valid %v", kept, pending, 2*n, resp.Checkpoint.Valid)
+		case !bounded && (kept != 2*n || resp.Checkpoint.Valid):
+			t.Errorf("exact: %d items kept, want %d; checkpoint valid %v despite the reused id", kept, 2*n, resp.Checkpoint.Valid)
+		}
+	}
+}
