@@ -67,8 +67,9 @@ func TestUpdate(t *testing.T) {
 // document written as the parse goes (Begin, Live, DocumentWriter), gives
 // every case of the corpus byte for byte the document of the recording
 // replay, and the same findings, under the whole and the random chunking;
-// with DiscardTranscript too, the same response but for its empty
-// transcript.
+// with DiscardTranscript and Bounded too, the same response and findings
+// but for its empty transcript (no case reuses an id after its lifecycle
+// ended: TestBoundedReuse).
 func TestDiscard(t *testing.T) {
 	cases, err := corpus.Load(os.DirFS("."), ".")
 	if err != nil {
@@ -113,9 +114,9 @@ func TestDiscard(t *testing.T) {
 			if !reflect.DeepEqual(got.Findings, want.Findings) {
 				t.Errorf("%s (%s): findings differ:\n got %v\nwant %v", c.Name, ch.Name, got.Findings, want.Findings)
 			}
-			// And with the parser keeping no transcript: the same but for
-			// the response's transcript.
-			lean, err := corpus.Options{Chunking: ch, Discard: true, DiscardTranscript: true}.Replay(c)
+			// And with the parser keeping no transcript and no lifecycle
+			// once over: the same but for the response's transcript.
+			lean, err := corpus.Options{Chunking: ch, Discard: true, DiscardTranscript: true, Bounded: true}.Replay(c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,6 +128,40 @@ func TestDiscard(t *testing.T) {
 			if !reflect.DeepEqual(resp, want.Document.Response) || !reflect.DeepEqual(lean.Findings, want.Findings) {
 				t.Errorf("%s (%s): DiscardTranscript: the response or findings differ:\n got %v\nwant %v", c.Name, ch.Name, lean.Findings, want.Findings)
 			}
+		}
+	}
+}
+
+// TestBoundedReuse: a codex stream that reuses an item id after its
+// item.completed is reported by the exact replay (the reused message under
+// a fresh "m#2", the checkpoint invalid: the parser calls it malformed),
+// and not by a bounded one (Options.Bounded), which takes the reuse for a
+// new item under the same id: the consequence the option documents.
+func TestBoundedReuse(t *testing.T) {
+	c := &corpus.Case{Name: "reuse", Provider: "codex", Stdout: []byte(`{"type":"thread.started","thread_id":"t-1"}
+{"type":"turn.started"}
+{"type":"item.completed","item":{"id":"m","type":"agent_message","text":"one"}}
+{"type":"item.completed","item":{"id":"m","type":"agent_message","text":"two"}}
+{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}
+`)}
+	for _, bounded := range []bool{false, true} {
+		var starts []string
+		o := corpus.Options{Discard: true, DiscardTranscript: true, Bounded: bounded,
+			Live: func(_ int, ev corpus.Event, _ corpus.Origin) {
+				if ev.Stream != nil && ev.Stream.Kind == "text.start" {
+					starts = append(starts, ev.Stream.MessageID)
+				}
+			}}
+		r, err := o.Replay(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		valid := r.Document.Response.Checkpoint != nil && r.Document.Response.Checkpoint.Valid
+		if want := []string{"m", "m#2"}; !bounded && (valid || !reflect.DeepEqual(starts, want)) {
+			t.Errorf("exact: checkpoint valid %v, text.start ids %q (want %q)", valid, starts, want)
+		}
+		if want := []string{"m", "m"}; bounded && (!valid || !reflect.DeepEqual(starts, want) || len(r.Findings) > 0) {
+			t.Errorf("bounded: checkpoint valid %v, text.start ids %q (want %q), findings %v", valid, starts, want, r.Findings)
 		}
 	}
 }

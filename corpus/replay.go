@@ -92,6 +92,16 @@ type Options struct {
 	// transcript, and RUN-04 (the transcript mirrors the item events) is
 	// not judged; everything else is the same.
 	DiscardTranscript bool
+	// Bounded, with Discard, has the parser and the Checker forget each
+	// lifecycle once it is over (provider.Input.Bounded and
+	// adaptertest's Checker.Bounded, outside the driver contract), so
+	// that a long run costs memory for what is open, not for every id:
+	// for a consumer that prints the events as they come. An id reused
+	// after its lifecycle is over is then a new lifecycle under the same
+	// id, not given a fresh "id#2" and not reported (EVT-03, EVT-05, the
+	// parsers' own reuse findings); without reuse, everything is the
+	// same.
+	Bounded bool
 	// NoDigest, with Discard, has stdout counted but not hashed: the
 	// Document's stdout_sha256 is then "", for a consumer that prints no
 	// document (the findings, a timeline); everything else is the same.
@@ -206,6 +216,7 @@ func (o Options) Replay(c *Case) (*Result, error) {
 		in.Stdout, in.DiscardStdout = m, true
 		in.DiscardTranscript = o.DiscardTranscript
 		check.DiscardTranscript = o.DiscardTranscript
+		in.Bounded, check.Bounded = o.Bounded, o.Bounded
 	}
 	check.Next = sink
 	in.Observe = check.At

@@ -30,7 +30,7 @@ func init() {
 		Capability: func(Input) driver.StreamCapability { return acp.Capability },
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			var u unpaired
-			opts := acp.Options{Streaming: in.Streaming, SessionData: in.SessionData, Observe: in.Observe, DiscardTranscript: in.DiscardTranscript, DiscardStdout: in.DiscardStdout, Unpaired: u.add}
+			opts := acp.Options{Streaming: in.Streaming, SessionData: in.SessionData, Observe: in.Observe, DiscardTranscript: in.DiscardTranscript, Bounded: in.Bounded, DiscardStdout: in.DiscardStdout, Unpaired: u.add}
 			if in.Resume != nil {
 				// A resumed run loads the session of the run before it.
 				opts.SessionID, opts.Load = in.Resume.ResumeID, true

@@ -20,7 +20,7 @@ func init() {
 		Capability: func(Input) driver.StreamCapability { return anthropic.Capability },
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			var u unpaired
-			opts := anthropic.Options{Streaming: in.Streaming, HTTPStatus: in.HTTPStatus, ContentType: in.ContentType, Observe: in.Observe, DiscardTranscript: in.DiscardTranscript, DiscardStdout: in.DiscardStdout, Unpaired: u.add}
+			opts := anthropic.Options{Streaming: in.Streaming, HTTPStatus: in.HTTPStatus, ContentType: in.ContentType, Observe: in.Observe, DiscardTranscript: in.DiscardTranscript, Bounded: in.Bounded, DiscardStdout: in.DiscardStdout, Unpaired: u.add}
 			resp, err := anthropic.Parse(in.Stdout, sink, opts, in.Outcome)
 			err = keepStderr(in, &resp, err)
 			return Parsed{Response: resp, Err: err, Findings: u}

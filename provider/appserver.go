@@ -39,7 +39,7 @@ func init() {
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			var u unpaired
 			opts := appserver.Options{Streaming: in.Streaming, SessionData: in.SessionData,
-				LegacyTurnEnd: in.Settings[appserverLegacy], Observe: in.Observe, DiscardTranscript: in.DiscardTranscript, DiscardStdout: in.DiscardStdout, Unpaired: u.add}
+				LegacyTurnEnd: in.Settings[appserverLegacy], Observe: in.Observe, DiscardTranscript: in.DiscardTranscript, Bounded: in.Bounded, DiscardStdout: in.DiscardStdout, Unpaired: u.add}
 			resp, err := appserver.ParseSession(in.Stdin, in.Stdout, in.Stderr, sink, opts, in.Outcome)
 			return Parsed{Response: resp, Err: err, Findings: u}
 		},

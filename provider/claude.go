@@ -40,7 +40,7 @@ func init() {
 			var u unpaired
 			opts := claudeOptions(in)
 			opts.Observe, opts.Unpaired = in.Observe, u.add
-			opts.DiscardTranscript, opts.DiscardStdout = in.DiscardTranscript, in.DiscardStdout
+			opts.DiscardTranscript, opts.DiscardStdout, opts.Bounded = in.DiscardTranscript, in.DiscardStdout, in.Bounded
 			resp, err := claude.ParseSession(in.Stdin, in.Stdout, in.Stderr, sink, opts, in.Outcome)
 			return Parsed{Response: resp, Err: err, Findings: u}
 		},

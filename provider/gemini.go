@@ -16,7 +16,7 @@ func init() {
 			`"error"`, `"code"`, `"status"`, `"executableCode"`, `"codeExecutionResult"`, `"functionResponse"`, `"jsonPath"`, `"stringValue"`, `"STOP"`, `"MAX_TOKENS"`}},
 		Capability: func(Input) driver.StreamCapability { return gemini.Capability },
 		Parse: func(in Input, sink driver.EventSink) Parsed {
-			opts := gemini.Options{Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe, DiscardTranscript: in.DiscardTranscript, DiscardStdout: in.DiscardStdout}
+			opts := gemini.Options{Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe, DiscardTranscript: in.DiscardTranscript, Bounded: in.Bounded, DiscardStdout: in.DiscardStdout}
 			resp, err := gemini.Parse(in.HTTPStatus, in.ContentType, in.Stdout, sink, opts)
 			err = keepStderr(in, &resp, err)
 			return Parsed{Response: resp, Err: err}

@@ -26,7 +26,7 @@ func init() {
 		Capability: func(Input) driver.StreamCapability { return geminicli.Capability },
 		Parse: func(in Input, sink driver.EventSink) Parsed {
 			var u unpaired
-			opts := geminicli.Options{Streaming: in.Streaming, SessionData: in.SessionData, Resume: in.Resume, Observe: in.Observe, DiscardTranscript: in.DiscardTranscript, DiscardStdout: in.DiscardStdout, Unpaired: u.add}
+			opts := geminicli.Options{Streaming: in.Streaming, SessionData: in.SessionData, Resume: in.Resume, Observe: in.Observe, DiscardTranscript: in.DiscardTranscript, Bounded: in.Bounded, DiscardStdout: in.DiscardStdout, Unpaired: u.add}
 			resp, err := geminicli.Parse(in.Stdout, in.Stderr, sink, opts, in.Outcome)
 			return Parsed{Response: resp, Err: err, Findings: u}
 		},

@@ -36,7 +36,7 @@ func init() {
 			Capability: func(Input) driver.StreamCapability { return openai.Capability },
 			Parse: func(in Input, sink driver.EventSink) Parsed {
 				var u unpaired
-				opts := openai.Options{Format: format, Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe, DiscardTranscript: in.DiscardTranscript, DiscardStdout: in.DiscardStdout, Unpaired: u.add}
+				opts := openai.Options{Format: format, Streaming: in.Streaming, Outcome: in.Outcome, Observe: in.Observe, DiscardTranscript: in.DiscardTranscript, Bounded: in.Bounded, DiscardStdout: in.DiscardStdout, Unpaired: u.add}
 				resp, err := openai.Parse(in.HTTPStatus, in.ContentType, in.Stdout, sink, opts)
 				err = keepStderr(in, &resp, err)
 				return Parsed{Response: resp, Err: err, Findings: u}

@@ -184,6 +184,13 @@ type Input struct {
 	// then empty and RawStreams.Stdout "". Both are outside the driver
 	// contract (adaptertest RUN-04, and RawStreams' exact bytes).
 	DiscardTranscript, DiscardStdout bool
+	// Bounded is the parsers' option of the same name, for a consumer
+	// that prints the events as they come (the command's timeline and
+	// JSON lines): each lifecycle is forgotten once it is over, so an id
+	// reused after it is a new lifecycle, not a reuse reported. Outside
+	// the driver contract (adaptertest's Checker.Bounded judges such a
+	// run).
+	Bounded bool
 }
 
 // Parsed is what a Provider's Parse returns.

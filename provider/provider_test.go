@@ -295,10 +295,11 @@ func TestRefines(t *testing.T) {
 	}
 }
 
-// TestDiscard: for every provider and every capture, DiscardTranscript and
-// DiscardStdout give the response of a plain parse with an empty
-// transcript and RawStreams.Stdout "" (stderr and the terminal kept),
-// after the same emissions; the item events are the plain transcript.
+// TestDiscard: for every provider and every capture, DiscardTranscript,
+// DiscardStdout and Bounded give the response of a plain parse with an
+// empty transcript and RawStreams.Stdout "" (stderr and the terminal
+// kept), after the same emissions (no capture reuses an id after its
+// lifecycle ended); the item events are the plain transcript.
 func TestDiscard(t *testing.T) {
 	for _, p := range provider.All() {
 		t.Run(p.Name, func(t *testing.T) {
@@ -306,7 +307,7 @@ func TestDiscard(t *testing.T) {
 				var plain, lean adaptertest.RecordingSink
 				want := p.Parse(c.input(p), &plain)
 				in := c.input(p)
-				in.DiscardTranscript, in.DiscardStdout = true, true
+				in.DiscardTranscript, in.DiscardStdout, in.Bounded = true, true, true
 				got := p.Parse(in, &lean)
 				if len(got.Response.Transcript) != 0 {
 					t.Errorf("%s: %d transcript items kept", c.dir, len(got.Response.Transcript))

@@ -19,6 +19,12 @@ const parseHelp = `Parse a capture with its provider's parser and print the resu
 timeline (--format text, coloured when standard output is a terminal and
 NO_COLOR is unset) or the JSON document (--format json), the golden format
 documented in the README ("The JSON document").
+
+The timeline and --format jsonl print each event as it is parsed and keep
+no lifecycle once it is over, so their memory does not grow with the
+input: an id the provider reuses after its lifecycle ended is shown as a
+new lifecycle under the same id and not reported as a reuse. --format json
+and agentwire check judge such reuse exactly.
 ` + inputHelp
 
 const checkHelp = `Parse a capture and print only what is wrong with it, one finding per line,
@@ -76,8 +82,12 @@ func runParse(e *env, args []string) int {
 	// they come, and the document prints the transcript from the item
 	// events (DocumentWriter.TranscriptFromEvents). RUN-04, which compares
 	// the two, is judged by `agentwire check`, not here. The timeline
-	// prints no digest of stdout: it is not computed (NoDigest).
-	o := corpus.Options{NoStream: !f.streaming, Stdout: in.stdout(), Discard: true, DiscardTranscript: true, NoDigest: *format == "text"}
+	// prints no digest of stdout: it is not computed (NoDigest). The
+	// timeline and JSON lines need no lifecycle once it is over (Bounded):
+	// their memory is then what is open, whatever the input's length, and
+	// an id reused after its lifecycle ended is shown as a new lifecycle,
+	// not reported; the document (json) and `agentwire check` are exact.
+	o := corpus.Options{NoStream: !f.streaming, Stdout: in.stdout(), Discard: true, DiscardTranscript: true, NoDigest: *format == "text", Bounded: *format != "json"}
 	live := in.live != nil && *format != "json"
 	// Output nobody watches as it comes is buffered (the document has its
 	// own buffer); a live timeline or live JSON lines are written line by
