@@ -7,14 +7,16 @@ import (
 )
 
 // The fast path. Nearly every event of a long stream is a
-// content_block_delta of one of four shapes, or a content_block_stop, and
-// the API writes them with one member order:
+// content_block_delta of one of four shapes, a content_block_stop or a
+// ping, and the API writes them with one member order:
 //
 //	{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"..."}}
 //	{"type":"content_block_stop","index":3}
+//	{"type": "ping"}
 //
-// optionally padded with whitespace before the closing brace (real traffic
-// does that). fastDelta and fastStop recognise exactly these bytes, with
+// the deltas and stops optionally padded with whitespace before the
+// closing brace (real traffic does that). fastDelta, fastStop and
+// fastPing recognise exactly these bytes, with
 // the string validated as jsonguard.Check would and unescaped as the
 // decoders do, so they agree with the typed decode wherever they answer;
 // anything else (other orders, spacing, extra members, escapes in names)
@@ -80,6 +82,12 @@ func fastStop(b []byte) (index int, ok bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// fastPing recognises a ping as the API writes it (the typed decode reads
+// it as a wireEvent of that type and nothing else).
+func fastPing(b []byte) bool {
+	return string(b) == `{"type": "ping"}` || string(b) == `{"type":"ping"}`
 }
 
 // fastScratch is fastDelta's state across events: the buffer a value is

@@ -282,8 +282,8 @@ func (p *Parser) Feed(f sse.Frame) error {
 		}
 		return p.malformedEvent(f, "event after the "+p.ended+" terminal")
 	}
-	// The fast path: text, thinking, signature and argument deltas and
-	// block stops of the API's own shape.
+	// The fast path: text, thinking, signature and argument deltas, block
+	// stops and pings of the API's own shape.
 	if idx, kind, val, ok := fastDelta(f.Data, &p.scratch); ok {
 		p.nameCheck(f, evBlockDelta)
 		return p.delta(f, idx, kind, val)
@@ -291,6 +291,10 @@ func (p *Parser) Feed(f sse.Frame) error {
 	if idx, ok := fastStop(f.Data); ok {
 		p.nameCheck(f, evBlockStop)
 		return p.blockStop(idx)
+	}
+	if fastPing(f.Data) {
+		p.nameCheck(f, evPing)
+		return p.em.Err()
 	}
 	p.ev = wireEvent{}
 	if err := jsonguard.Unmarshal(f.Data, &p.ev, 0); err != nil {

@@ -177,6 +177,33 @@ func TestFastPathAgrees(t *testing.T) {
 	if _, ok := fastStop([]byte(`{"type":"content_block_stop","index":3,"x":1}`)); ok {
 		t.Error("fast stop took an extra member")
 	}
+	// A ping the fast path takes reads as one the typed decode reads, its
+	// event name checked either way.
+	for _, name := range []string{"ping", "", "content_block_delta"} {
+		for _, fast := range []string{`{"type": "ping"}`, `{"type":"ping"}`} {
+			if !fastPing([]byte(fast)) {
+				t.Fatalf("fast path did not take %s", fast)
+			}
+			ping := func(data string) string {
+				if name == "" {
+					return "data: " + data + "\n\n"
+				}
+				return "event: " + name + "\ndata: " + data + "\n\n"
+			}
+			body := func(data string) string {
+				return events(evStart, evText0) + ping(data) + events(textDelta("0", "x"), evStop0, evEndTurn, evMsgStop) + ping(data)
+			}
+			slow := ` {"type" : "ping"}`
+			if fastPing([]byte(slow)) {
+				t.Fatalf("fast path took %s", slow)
+			}
+			a, b := parseAll(t, body(fast), Options{}), parseAll(t, body(slow), Options{})
+			a.Response.RawStreams, b.Response.RawStreams = nil, nil
+			if d := cmp.Diff(b, a); d != "" {
+				t.Errorf("fast and typed decode differ on %s named %q (-typed +fast):\n%s", fast, name, d)
+			}
+		}
+	}
 }
 
 func TestToolCalls(t *testing.T) {
