@@ -250,6 +250,7 @@ func FuzzCheckReference(f *testing.F) {
 		checkBoth(t, b, 1+int(depth)%8)
 		checkBoth(t, b, 0)
 		literalsBoth(t, b)
+		stringEndsBoth(t, b)
 	})
 }
 

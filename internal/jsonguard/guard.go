@@ -365,6 +365,8 @@ func check(b []byte, maxDepth int, fn func(name, value []byte), m *Members, nest
 		dn [MaxLevels + 1][]byte
 		dv [MaxLevels + 1]int
 		do [MaxLevels + 1]int
+		// The string scan's index of b (stage 1).
+		sm strMasks
 	)
 	i := skipWS(b, 0)
 	hook := (fn != nil || m != nil) && i < len(b) && b[i] == '{'
@@ -385,7 +387,7 @@ value:
 	}
 	switch c = b[i]; c {
 	case '"':
-		if j, _, ok = StringEnd(b, i); !ok {
+		if j, ok = sm.end(b, i); !ok {
 			_, err = scanString(b, i)
 			return err
 		}
@@ -514,7 +516,7 @@ key:
 		}
 		k++
 	}
-	if j, _, ok = StringEnd(b, i); !ok {
+	if j, ok = sm.end(b, i); !ok {
 		_, err = scanString(b, i)
 		return err
 	}
