@@ -2,6 +2,7 @@ package jsonguard
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -267,6 +268,35 @@ func TestCheckReferenceTruncations(t *testing.T) {
 				b := append([]byte(nil), ev...)
 				b[k] = c
 				checkBoth(t, b, 0)
+			}
+		}
+	}
+}
+
+// TestCheckDeepMembers holds check to the reference where the fast path
+// gives up on valid input, at a container deeper than fastDepth after
+// some members were reported, and the exact path must skip the calls
+// already made: every prefix of such objects, and CheckNested's calls
+// against nestedRef on the whole ones.
+func TestCheckDeepMembers(t *testing.T) {
+	deep := strings.Repeat("[", fastDepth+1) + `{"x":1}` + strings.Repeat("]", fastDepth+1)
+	for _, s := range []string{
+		`{"a":1,"b":` + deep + `,"c":{"d":"e"}}`,
+		`{"a":{"b":{"c":[1,{"d":2}]}},"e":` + deep + `}`,
+		`{"a":"` + strings.Repeat("x", 3000) + `","b":` + deep + `,"c":true}`,
+	} {
+		for n := 0; n <= len(s); n++ {
+			checkBoth(t, []byte(s[:n]), 0)
+		}
+		for levels := 1; levels <= MaxLevels; levels++ {
+			var got []nestedCall
+			if err := CheckNested([]byte(s), 0, levels, func(level, obj int, name, value []byte) {
+				got = append(got, nestedCall{level, obj, string(name), string(value)})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if want := nestedRef([]byte(s), levels); !reflect.DeepEqual(got, want) {
+				t.Fatalf("CheckNested(%d) calls %+v, want %+v", levels, got, want)
 			}
 		}
 	}

@@ -38,6 +38,35 @@
 // which segmentio overflows the default 1 GiB maximum stack (millions of
 // levels). segmentio uses a few hundred bytes of stack per level, so 512
 // levels cost well under 1 MiB of stack.
+//
+// # How Check is fast, and why its errors are exact
+//
+// [Check], [CheckMembers], [CheckNested] and [Members.Check] run two
+// paths over the same grammar (check):
+//
+//   - The fast path (walk) only decides that the input is valid, making
+//     the member calls as it goes. Its strings end where a stage-1 index
+//     says (strMasks: per 64-byte block, a word marking the quotes,
+//     backslashes and control bytes, built sixteen bytes at a time with
+//     SSE2 on amd64 and eight at a time with exact SWAR tests elsewhere,
+//     over a window of 32 blocks that moves forward as the scan does, so
+//     its memory is fixed): a string costs a bit scan per special byte,
+//     with the escapes checked at their backslash as [StringEnd] checks
+//     them. It keeps the kinds of up to 64 open containers in one word,
+//     and little else live across tokens.
+//   - On anything the fast path does not accept (any error, or nesting
+//     deeper than 64), the exact path (checkExact, the complete
+//     validator with its messages) runs from the start and gives the
+//     result: the first error, with its offset and message, or the
+//     acceptance of a deep value.
+//
+// The results are identical because both paths implement one grammar and
+// read the same bytes in the same order: the fast path gives up at the
+// first point where the exact path could differ, and before that point
+// both made the same member calls, so the exact path skips that many
+// calls and goes on making the rest. checkref_test.go holds the whole to
+// a reference validator (FuzzCheckReference), and the string index to
+// StringEnd.
 package jsonguard
 
 import (
@@ -305,22 +334,19 @@ func CheckNested(b []byte, maxDepth, levels int, fn func(level, obj int, name, v
 	if fn == nil || levels <= 0 {
 		return check(b, maxDepth, nil, nil, nil)
 	}
-	top := skipWS(b, 0)
-	first := func(name, value []byte) { fn(1, top, name, value) }
-	if levels == 1 {
-		return check(b, maxDepth, first, nil, nil)
-	}
-	return check(b, maxDepth, first, nil, &nesting{levels: min(levels, MaxLevels), fn: fn})
+	return check(b, maxDepth, nil, nil, &nesting{levels: min(levels, MaxLevels), fn: fn})
 }
 
-// nesting is CheckNested's hook below the top level: the members of the
-// objects at levels 2 to levels go to fn.
+// nesting is CheckNested's hook: the members of the objects at levels 1
+// to levels go to fn.
 type nesting struct {
 	levels int
 	fn     func(level, obj int, name, value []byte)
 }
 
-// check is Check and CheckMembers, and with m non-nil Members.Check: the
+// checkExact is check's exact path (see the package doc), the whole
+// grammar with every error: Check and CheckMembers, and with m non-nil
+// Members.Check: the
 // offsets of every top-level member are appended to m.next, and a member
 // whose bytes, and the byte after them, are those of the previous
 // object's member at the same index (m.prev, m.ends, checked with the same
@@ -333,9 +359,14 @@ type nesting struct {
 // reached.
 //
 // With nest (CheckNested; never with m, whose skipped members are not
-// scanned) the members of the objects below the top level, down to
-// nest.levels, go to nest.fn as their values end.
-func check(b []byte, maxDepth int, fn func(name, value []byte), m *Members, nest *nesting) error {
+// scanned; fn is then nil) the members of the objects down to
+// nest.levels go to nest.fn as their values end, the top level's
+// included.
+//
+// The first skip calls of fn or nest.fn are not made: they are the calls
+// the fast path (walk) already made before it gave up, since up to that
+// point both read the same bytes with the same grammar.
+func checkExact(b []byte, maxDepth int, fn func(name, value []byte), m *Members, nest *nesting, skip int) error {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
@@ -369,8 +400,9 @@ func check(b []byte, maxDepth int, fn func(name, value []byte), m *Members, nest
 		sm strMasks
 	)
 	i := skipWS(b, 0)
-	hook := (fn != nil || m != nil) && i < len(b) && b[i] == '{'
+	hook := (fn != nil || m != nil || nest != nil) && i < len(b) && b[i] == '{'
 	deep := hook && nest != nil && m == nil
+	top := i
 	levels := 1
 	if deep {
 		levels = nest.levels
@@ -447,9 +479,9 @@ value:
 		i = j
 	}
 	if hook && depth == 1 {
-		topMember(fn, m, b, ns, ne, vs, i)
+		topMember(fn, m, nest, b, top, ns, ne, vs, i, &skip)
 	} else if deep && depth <= levels && inObj {
-		nest.fn(depth, do[depth], dn[depth], b[dv[depth]:i])
+		nestMember(nest, depth, do[depth], dn[depth], b[dv[depth]:i], &skip)
 	}
 	goto after
 
@@ -457,9 +489,9 @@ closed: // the container at depth closed before b[i]
 	depth--
 	inObj = depth > 0 && isObject(stack, depth)
 	if hook && depth == 1 {
-		topMember(fn, m, b, ns, ne, vs, i)
+		topMember(fn, m, nest, b, top, ns, ne, vs, i, &skip)
 	} else if deep && depth > 1 && depth <= levels && inObj {
-		nest.fn(depth, do[depth], dn[depth], b[dv[depth]:i])
+		nestMember(nest, depth, do[depth], dn[depth], b[dv[depth]:i], &skip)
 	}
 
 after:
@@ -510,7 +542,7 @@ key:
 				ns, ne, vs = i, i+e[1]-e[0], i+e[2]-e[0]
 				i += e[3] - e[0]
 				k++
-				topMember(fn, m, b, ns, ne, vs, i)
+				topMember(fn, m, nest, b, top, ns, ne, vs, i, &skip)
 				goto after
 			}
 		}
@@ -536,14 +568,35 @@ key:
 }
 
 // topMember reports the top-level member whose name is b[ns:ne] and whose
-// value is b[vs:ve]: to fn, and with m its offsets to m.next.
-func topMember(fn func(name, value []byte), m *Members, b []byte, ns, ne, vs, ve int) {
+// value is b[vs:ve], of the object at b[obj]: to fn or nest.fn (level 1),
+// and with m its offsets to m.next. While *skip is positive it counts a
+// call down instead of making it (see checkExact).
+func topMember(fn func(name, value []byte), m *Members, nest *nesting, b []byte, obj, ns, ne, vs, ve int, skip *int) {
 	if m != nil {
 		m.next = append(m.next, ns, ne, vs, ve)
 	}
-	if fn != nil {
+	if fn == nil && nest == nil {
+		return
+	}
+	if *skip > 0 {
+		*skip--
+		return
+	}
+	if nest != nil {
+		nest.fn(1, obj, b[ns:ne], b[vs:ve])
+	} else {
 		fn(b[ns:ne], b[vs:ve])
 	}
+}
+
+// nestMember is nest.fn(level, obj, name, value), or while *skip is
+// positive a count down of it.
+func nestMember(nest *nesting, level, obj int, name, value []byte, skip *int) {
+	if *skip > 0 {
+		*skip--
+		return
+	}
+	nest.fn(level, obj, name, value)
 }
 
 // ws is skipWS with the common case, no whitespace at all, decided

@@ -205,6 +205,20 @@ func TestZeroAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Fatalf("allocs = %v, want 0", n)
 	}
+	// The member callbacks, closures over the caller's variables, do not
+	// escape either (a CheckNested that made them escape cost the jsonrpc
+	// reader an allocation per line).
+	var mem Members
+	members := 0
+	if n := testing.AllocsPerRun(100, func() {
+		if CheckMembers(line, 0, func(_, _ []byte) { members++ }) != nil ||
+			CheckNested(line, 0, 4, func(_, _ int, _, _ []byte) { members++ }) != nil ||
+			mem.Check(line, 0, func(_, _ []byte) { members++ }) != nil {
+			t.Fatal("rejected")
+		}
+	}); n != 0 {
+		t.Fatalf("allocs with members = %v, want 0", n)
+	}
 }
 
 func TestValueEnd(t *testing.T) {
