@@ -72,12 +72,13 @@ func StrictMembersFrom(b []byte, i int, fn func(name []byte, i int) int) int {
 
 // nameEnd returns the end of the string literal at b[i] when it is valid
 // and holds no escape (what StringEnd reports as ok and not escaped), or
-// -1. Member names are short: the first sixteen bytes are looked at here,
+// -1. Member names are short: the first 32 bytes are looked at here,
 // eight at a time, where the first special byte (strSpecialMask) being the
-// closing quote decides; a longer name is left to StringEnd.
+// closing quote decides; a longer name is left to StringEnd. (Claude's
+// usage names, cache_creation_input_tokens and the like, run to 27 bytes.)
 func nameEnd(b []byte, i int) int {
 	j := i + 1
-	for n := 0; n < 2 && j+8 <= len(b); n++ {
+	for n := 0; n < 4 && j+8 <= len(b); n++ {
 		if m := strSpecialMask(binary.LittleEndian.Uint64(b[j:])); m != 0 {
 			if k := j + bits.TrailingZeros64(m)>>3; b[k] == '"' {
 				return k + 1

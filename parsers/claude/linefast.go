@@ -3,6 +3,7 @@ package claude
 import (
 	"bytes"
 	"encoding/binary"
+	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/internal/jsonguard"
 )
@@ -154,17 +155,7 @@ func (p *Parser) fastAssistant(d []byte, l *assistantFast) bool {
 			if !once(&seen, 4) {
 				return -1
 			}
-			// lenient[string]: a string's value, anything else the zero
-			// value.
-			if d[i] == '"' {
-				s, end, ok := jsonguard.StringAt(d, i)
-				if !ok {
-					return -1
-				}
-				l.Error = lenient[string]{v: s, ok: true}
-				return end
-			}
-			return jsonguard.StrictValue(d, i, lineDepth)
+			return fastLenient(d, i, &l.Error)
 		case `"is_api_error_message"`:
 			if !once(&seen, 5) {
 				return -1
@@ -550,5 +541,139 @@ func fastID(d []byte, i int, f *idField) int {
 		return -1
 	}
 	f.set, f.n = true, copy(f.b[:], d[i+1:end-1])
+	return end
+}
+
+// systemFields are systemLine's and the envelope's field names.
+var systemFields = newFieldSet("type", "session_id", "subtype", "model", "cwd", "claude_code_version", "permissionMode",
+	"apiKeySource", "output_style", "attempt", "max_retries", "retry_delay_ms", "error_status", "error",
+	"task_id", "tool_use_id", "description", "status", "summary", "parent_tool_use_id")
+
+// fastSystem fills l, zeroed, from the system line d as f.Decode(l) would,
+// for a line whose one "type" member is "system"; it reports false (l
+// then unspecified) when it declines.
+func fastSystem(d []byte, l *systemFast) bool {
+	if len(d) == 0 || d[0] != '{' {
+		return false
+	}
+	var seen uint
+	end := jsonguard.StrictMembers(d, 0, func(name []byte, i int) int {
+		var dst *string
+		var bit uint
+		switch string(name) {
+		case `"type"`:
+			if !once(&seen, 0) || !jsonguard.HasLiteral(d, i, `"system"`) {
+				return -1
+			}
+			l.Type = typeField{n: 1, v: "system"}
+			return i + len(`"system"`)
+		case `"session_id"`:
+			if !once(&seen, 1) {
+				return -1
+			}
+			// Of valid UTF-8, the id is also what Frame.Peek returns, the
+			// general path's reading of it.
+			end := fastID(d, i, &l.SessionID)
+			if end >= 0 && !utf8.Valid(l.SessionID.bytes()) {
+				return -1
+			}
+			return end
+		case `"attempt"`:
+			if !once(&seen, 2) {
+				return -1
+			}
+			return fastInt(d, i, &l.Attempt)
+		case `"max_retries"`:
+			if !once(&seen, 3) {
+				return -1
+			}
+			return fastInt(d, i, &l.MaxRetries)
+		case `"retry_delay_ms"`:
+			if !once(&seen, 4) {
+				return -1
+			}
+			return fastDelay(d, i, &l.RetryDelayMS)
+		case `"error_status"`:
+			if !once(&seen, 5) {
+				return -1
+			}
+			end := jsonguard.StrictValue(d, i, lineDepth)
+			if end >= 0 {
+				l.ErrorStatus = append([]byte(nil), d[i:end]...) // the decoder copies a RawMessage
+			}
+			return end
+		case `"error"`:
+			if !once(&seen, 6) {
+				return -1
+			}
+			return fastLenient(d, i, &l.Error)
+		case `"subtype"`:
+			dst, bit = &l.Subtype, 7
+		case `"model"`:
+			dst, bit = &l.Model, 8
+		case `"cwd"`:
+			dst, bit = &l.CWD, 9
+		case `"claude_code_version"`:
+			dst, bit = &l.ClaudeCodeVersion, 10
+		case `"permissionMode"`:
+			dst, bit = &l.PermissionMode, 11
+		case `"apiKeySource"`:
+			dst, bit = &l.APIKeySource, 12
+		case `"output_style"`:
+			dst, bit = &l.OutputStyle, 13
+		case `"task_id"`:
+			dst, bit = &l.TaskID, 14
+		case `"tool_use_id"`:
+			dst, bit = &l.ToolUseID, 15
+		case `"description"`:
+			dst, bit = &l.Description, 16
+		case `"status"`:
+			dst, bit = &l.Status, 17
+		case `"summary"`:
+			dst, bit = &l.Summary, 18
+		case `"parent_tool_use_id"`:
+			dst, bit = &l.ParentToolUseID, 19
+		default:
+			return fastSkip(d, name, i, systemFields)
+		}
+		if !once(&seen, bit) {
+			return -1
+		}
+		return fastString(d, i, dst)
+	})
+	return end >= 0 && jsonguard.SkipWS(d, end) == len(d) && seen&1 != 0
+}
+
+// fastLenient reads a lenient[string]: a string's value, anything else
+// the zero value.
+func fastLenient(d []byte, i int, l *lenient[string]) int {
+	if d[i] != '"' {
+		return jsonguard.StrictValue(d, i, lineDepth)
+	}
+	s, end, ok := jsonguard.StringAt(d, i)
+	if !ok {
+		return -1
+	}
+	*l = lenient[string]{v: s, ok: true}
+	return end
+}
+
+// fastDelay reads a delay in milliseconds into *dst: a non-negative
+// integer of at most 15 digits (which a float64 holds exactly, as the
+// decoder's parse gives it), or null (leaving it); any other number is
+// left to the decoder.
+func fastDelay(d []byte, i int, dst *float64) int {
+	if d[i] == 'n' {
+		return fastNull(d, i)
+	}
+	end := jsonguard.StrictNumber(d, i)
+	if end < 0 || end-i > 15 {
+		return -1
+	}
+	n, ok := jsonguard.PlainInt(d[i:end])
+	if !ok || n < 0 || d[i] == '-' {
+		return -1
+	}
+	*dst = float64(n)
 	return end
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentwire/agentwire/internal/jsonguard"
+	"github.com/agentwire/agentwire/ndjson"
 )
 
 // corpusLines returns the lines of the recorded corpus's stdout captures
@@ -33,7 +34,7 @@ func corpusLines(t testing.TB, prefix []byte) [][]byte {
 	return lines
 }
 
-// lineFastSeeds are assistant and user lines: the corpus's and the edges
+// lineFastSeeds are assistant, user and system lines: the corpus's and the edges
 // the fast path must decline or decode exactly.
 func lineFastSeeds(t testing.TB) [][]byte {
 	env := `,"parent_tool_use_id":null,"session_id":"41287ef0-450f-4d7a-8ff2-242aa812f532","uuid":"u"}`
@@ -104,15 +105,35 @@ func lineFastSeeds(t testing.TB) [][]byte {
 		user + `[{"type":"text","text":"x"}]},"isReplay":1` + env,
 		`{"type":"user","type":"user","message":{}}`,
 		`{"type":"user","message":{"content":[{"type":"text","text":"x"}]}`,
+		`{"type":"system","subtype":"status","status":"requesting","session_id":"ef76b079-b066-4943-977d-10f5e616766e","uuid":"8764cf26"}`,
+		`{"type":"system","subtype":"init","cwd":"/w","session_id":"s","tools":["Bash","Read"],"mcp_servers":[],"model":"claude-x","permissionMode":"default","apiKeySource":"none","claude_code_version":"2.1.0","output_style":"default"}`,
+		`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1500,"error_status":529,"error":"overloaded","session_id":"s"}`,
+		`{"type":"system","subtype":"api_retry","attempt":null,"retry_delay_ms":null,"error_status":null,"error":{"x":1}}`,
+		`{"type":"system","subtype":"task_started","task_id":"t1","tool_use_id":"toolu_1","description":"d","parent_tool_use_id":"toolu_0"}`,
+		`{"type":"system","subtype":"task_notification","task_id":"t1","status":"completed","summary":"ok"}`,
+		`{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"auto","pre_tokens":1e3}}`,
+		`{"type":"system","subtype":"x","n":1e999}`,
+		`{"type":"system"}`,
+		"{\"type\":\"system\",\"session_id\":\"a\xffb\"}",
+		// Declined.
+		`{"type":"system","subtype":"api_retry","retry_delay_ms":1500.5}`,
+		`{"type":"system","subtype":"api_retry","retry_delay_ms":-0}`,
+		`{"type":"system","subtype":"api_retry","retry_delay_ms":1234567890123456}`,
+		`{"type":"system","subtype":"api_retry","attempt":"2"}`,
+		`{"type":"system","Subtype":"init"}`,
+		`{"type":"system","subtype":"init","subtype":"status"}`,
+		`{"type":"system","permissionmode":"x"}`,
+		`{"type":"systemx"}`,
 	} {
 		seeds = append(seeds, []byte(s))
 	}
 	seeds = append(seeds, corpusLines(t, assistantPrefix)...)
+	seeds = append(seeds, corpusLines(t, systemPrefix)...)
 	return append(seeds, corpusLines(t, userPrefix)...)
 }
 
-// checkLineFast is the oracle: when fastAssistant or fastUser takes a
-// line, the decoder takes it too (a valid line of one "type", the one the
+// checkLineFast is the oracle: when fastAssistant, fastUser or fastSystem
+// takes a line, the decoder takes it too (a valid line of one "type", the one the
 // fast path read) and gives the same value. The fast path decodes into a
 // target that held another line before, as the Parser's does, and decodes
 // the line twice: the second time its memos hold the line's own values.
@@ -139,6 +160,29 @@ func checkLineFast(t *testing.T, line []byte) (took bool) {
 			}
 			if !reflect.DeepEqual(fast, slow) {
 				t.Fatalf("fastAssistant %q (pass %d):\n fast %+v\n slow %+v", line, pass, fast, slow)
+			}
+			took = true
+		}
+		fs := &p.syl
+		*fs = systemFast{}
+		if fastSystem(line, fs) {
+			var slow systemFast
+			if err := jsonguard.Unmarshal(line, &slow, 0); err != nil {
+				t.Fatalf("fastSystem took %q, the decoder fails: %v", line, err)
+			}
+			if slow.Type.n != 1 || slow.Type.v != "system" {
+				t.Fatalf("fastSystem took %q, the decoder reads type %+v", line, slow.Type)
+			}
+			if !reflect.DeepEqual(*fs, slow) {
+				t.Fatalf("fastSystem %q:\n fast %+v\n slow %+v", line, *fs, slow)
+			}
+			// The general path's readings: Peek's session id, the Raw.
+			f := ndjson.Frame{Kind: ndjson.KindLine, Data: line}
+			if sid, _ := f.Peek("session_id"); string(sid) != string(fs.SessionID.bytes()) {
+				t.Fatalf("fastSystem %q: session id %q, Peek %q", line, fs.SessionID.bytes(), sid)
+			}
+			if checked, decoded := p.raw(f, true), New(&countSink{}, Options{}).raw(f, false); !reflect.DeepEqual(checked, decoded) {
+				t.Fatalf("fastSystem %q: Raw %v, decoded %v", line, checked, decoded)
 			}
 			took = true
 		}
@@ -175,7 +219,7 @@ func TestLineFast(t *testing.T) {
 	}
 	// Most of the corpus's lines take the fast path: a change that made it
 	// decline them all would pass the oracle and lose the speed.
-	if n := len(corpusLines(t, assistantPrefix)) + len(corpusLines(t, userPrefix)); took < n {
+	if n := len(corpusLines(t, assistantPrefix)) + len(corpusLines(t, userPrefix)) + len(corpusLines(t, systemPrefix)); took < n {
 		t.Fatalf("the fast path took only %d of %d seeds (%d from the corpus)", took, len(seeds), n)
 	}
 	for _, s := range []string{
@@ -192,8 +236,8 @@ func TestLineFast(t *testing.T) {
 	}
 }
 
-// FuzzLineFast holds fastAssistant and fastUser to the decoder on any
-// line.
+// FuzzLineFast holds fastAssistant, fastUser and fastSystem to the decoder
+// on any line.
 func FuzzLineFast(f *testing.F) {
 	for _, s := range lineFastSeeds(f) {
 		f.Add(s)

@@ -16,6 +16,13 @@ func (p *Parser) system(f ndjson.Frame) error {
 		return p.decodeErr(f, err)
 	}
 	sid, _ := f.Peek("session_id")
+	return p.systemDecoded(f, &l, sid, false)
+}
+
+// systemDecoded handles a decoded system line; sid is its session id, and
+// checked says the line was validated with its decode (fastSystem), so
+// that its Raw need not be validated again.
+func (p *Parser) systemDecoded(f ndjson.Frame, l *systemLine, sid []byte, checked bool) error {
 	if l.Subtype == "init" {
 		if l.Model != "" {
 			p.model = l.Model
@@ -36,11 +43,11 @@ func (p *Parser) system(f ndjson.Frame) error {
 		return p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptInit, Model: l.Model,
 			SessionID: string(sid), Metadata: meta}, l.ParentToolUseID))
 	}
-	text, audit := systemText(&l)
+	text, audit := systemText(l)
 	var raw map[string]any
 	if audit || p.opts.Streaming {
 		// The item's Data and the payload's Raw: the line whole.
-		raw = p.rawLine(f)
+		raw = p.raw(f, checked)
 	}
 	if audit {
 		if err := p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptSystem, Subtype: l.Subtype,

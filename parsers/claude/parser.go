@@ -193,9 +193,10 @@ type Parser struct {
 	// of their content blocks from line to line (the decoder starts a
 	// slice at 10 elements, 3 KB of lineBlocks); nothing keeps a pointer
 	// into it after Feed returns.
-	sl streamLine
-	al assistantFast
-	ul userFast
+	sl  streamLine
+	al  assistantFast
+	ul  userFast
+	syl systemFast
 	// usage is the room fastAssistant decodes message.usage into,
 	// usageMemo the last one it read.
 	usage     apiUsage
@@ -334,6 +335,21 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 			return p.userDecoded(f, &l.userLine)
 		}
 	}
+	if bytes.HasPrefix(data, systemPrefix) {
+		l := &p.syl
+		*l = systemFast{}
+		if fastSystem(data, l) {
+			if p.opts.Unpaired != nil {
+				p.pairLine("system", l.Subtype == "init", f.Offset, f.Line)
+			}
+			if l.SessionID.n != 0 {
+				if err := p.session(f, l.SessionID.bytes()); err != nil {
+					return err
+				}
+			}
+			return p.systemDecoded(f, &l.systemLine, l.SessionID.bytes(), true)
+		}
+	}
 	typ, ok := f.Type()
 	if !ok {
 		if err := jsonguard.Check(data, 0); err != nil {
@@ -384,6 +400,7 @@ var (
 	streamPrefix    = []byte(`{"type":"stream_event"`)
 	assistantPrefix = []byte(`{"type":"assistant"`)
 	userPrefix      = []byte(`{"type":"user"`)
+	systemPrefix    = []byte(`{"type":"system"`)
 )
 
 // fastEnvelope does for a line decoded on a fast path what the general
@@ -480,12 +497,22 @@ func (p *Parser) decodeErr(f ndjson.Frame, err error) error {
 // rawLine decodes the whole line for a custom payload's Raw (nil when it
 // does not decode). A line equal to the previous one decoded here gets its
 // map again (jsonguard.Memo).
-func (p *Parser) rawLine(f ndjson.Frame) map[string]any {
+func (p *Parser) rawLine(f ndjson.Frame) map[string]any { return p.raw(f, false) }
+
+// raw is rawLine for a line that checked says was already validated (by a
+// fast path's strict reading of it), which is then decoded without
+// validating it again (jsonguard.DecodeChecked: the same value).
+func (p *Parser) raw(f ndjson.Frame, checked bool) map[string]any {
 	if m, ok := p.memo.Get(f.Data); ok {
 		return m
 	}
 	var m map[string]any
-	if f.Decode(&m) != nil {
+	if checked {
+		v, ok := jsonguard.DecodeChecked(f.Data)
+		if m, _ = v.(map[string]any); !ok || m == nil {
+			return nil
+		}
+	} else if f.Decode(&m) != nil {
 		return nil
 	}
 	p.memo.Put(f.Data, m)

@@ -353,7 +353,7 @@ type PermissionDenial struct {
 
 // envelope holds the members the general path of Parser.Feed peeks at
 // before it decodes a line: its type and session id. A fast path decodes
-// them with the line (assistantFast, userFast).
+// them with the line (assistantFast, userFast, systemFast).
 type envelope struct {
 	Type      typeField `json:"type"`
 	SessionID idField   `json:"session_id"`
@@ -367,6 +367,11 @@ type assistantFast struct {
 type userFast struct {
 	envelope
 	userLine
+}
+
+type systemFast struct {
+	envelope
+	systemLine
 }
 
 // reset zeroes l for a decode, keeping the room of its blocks (the
