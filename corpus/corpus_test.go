@@ -3,10 +3,12 @@ package corpus_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/agentwire/agentwire/corpus"
@@ -162,6 +164,54 @@ func TestBoundedReuse(t *testing.T) {
 		}
 		if want := []string{"m", "m"}; bounded && (!valid || !reflect.DeepEqual(starts, want) || len(r.Findings) > 0) {
 			t.Errorf("bounded: checkpoint valid %v, text.start ids %q (want %q), findings %v", valid, starts, want, r.Findings)
+		}
+	}
+}
+
+// TestBoundedMalformed: a bounded replay lists the first 1000 malformed
+// frames, counts the others in one finding at the first of them, and
+// still tells a truncated final line apart; the exact replay lists every
+// frame.
+func TestBoundedMalformed(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"thread.started","thread_id":"t-1"}` + "\n")
+	const n = 1500
+	for i := range n {
+		fmt.Fprintf(&b, "warning: step %d\n", i)
+	}
+	b.WriteString(`{"type":"turn.started"`) // cut off
+	c := &corpus.Case{Name: "garbage", Provider: "codex", Stdout: []byte(b.String())}
+	count := func(r *corpus.Result, clause string) (k int, last corpus.Finding) {
+		for _, f := range r.Findings {
+			if f.Clause == clause {
+				k, last = k+1, f
+			}
+		}
+		return k, last
+	}
+	exact, err := corpus.Options{Discard: true, DiscardTranscript: true}.Replay(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := count(exact, corpus.Malformed); k != n {
+		t.Fatalf("exact: %d malformed findings, want %d", k, n)
+	}
+	bounded, err := corpus.Options{Discard: true, DiscardTranscript: true, Bounded: true}.Replay(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, last := count(bounded, corpus.Malformed)
+	if k != 1001 || !strings.HasPrefix(last.Message, "500 malformed frames from here on") {
+		t.Fatalf("bounded: %d malformed findings (want 1001), the last %q", k, last.Message)
+	}
+	// The summary stands at the 1001st malformed line: line 1002 (the
+	// first line is thread.started).
+	if last.Line != 1002 {
+		t.Errorf("bounded: the summary at line %d, want 1002", last.Line)
+	}
+	for _, r := range []*corpus.Result{exact, bounded} {
+		if k, _ := count(r, corpus.Truncated); k != 1 {
+			t.Errorf("%d truncated findings, want 1", k)
 		}
 	}
 }

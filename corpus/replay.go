@@ -99,8 +99,11 @@ type Options struct {
 	// for a consumer that prints the events as they come. An id reused
 	// after its lifecycle is over is then a new lifecycle under the same
 	// id, not given a fresh "id#2" and not reported (EVT-03, EVT-05, the
-	// parsers' own reuse findings); without reuse, everything is the
-	// same.
+	// parsers' own reuse findings). Of the malformed frames, the first
+	// 1000 are listed one by one and the others in one Malformed finding
+	// at the first of them that counts them (a truncated final line
+	// still has its own). Without reuse and with fewer malformed frames,
+	// everything is the same.
 	Bounded bool
 	// NoDigest, with Discard, has stdout counted but not hashed: the
 	// Document's stdout_sha256 is then "", for a consumer that prints no
@@ -208,7 +211,7 @@ func (o Options) Replay(c *Case) (*Result, error) {
 	if o.Begin != nil {
 		o.Begin(c.Provider, capabilityOf(capability))
 	}
-	sink := newDocSink(!o.Discard, o.Live)
+	sink := newDocSink(!o.Discard, o.Discard && o.Bounded, o.Live)
 	check := adaptertest.NewChecker(in.Streaming, capability)
 	var m *meter
 	if o.Discard {
@@ -299,6 +302,29 @@ func (r *Result) build(sink *docSink, check *adaptertest.Checker, m *meter) {
 			Violation: adaptertest.Violation{Clause: clause, Index: b.index, Message: b.why},
 			Offset:    b.at.Offset, Line: b.at.Line,
 		})
+	}
+	if n := sink.more; n > 0 {
+		// Bounded: one finding for the frames not listed, from the first
+		// of them on; a truncated final line is still told apart.
+		last := sink.lastMore
+		cut := last.at.Offset > lastNL && truncated()
+		if cut {
+			n--
+		}
+		if n > 0 {
+			b := sink.firstMore
+			r.Findings = append(r.Findings, Finding{
+				Violation: adaptertest.Violation{Clause: Malformed, Index: b.index,
+					Message: fmt.Sprintf("%d malformed frames from here on, not listed one by one (a bounded replay lists the first %d): %s", n, boundedBad, b.why)},
+				Offset: b.at.Offset, Line: b.at.Line,
+			})
+		}
+		if cut {
+			r.Findings = append(r.Findings, Finding{
+				Violation: adaptertest.Violation{Clause: Truncated, Index: last.index, Message: last.why},
+				Offset:    last.at.Offset, Line: last.at.Line,
+			})
+		}
 	}
 	r.Findings = append(r.Findings, p.Wire...)
 	if out := c.Meta.Outcome(); out.Clean() && p.Response.RawStreams != nil && p.Response.RawStreams.Terminal == nil {

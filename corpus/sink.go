@@ -28,6 +28,12 @@ type docSink struct {
 	// order, then Finish at len(stdout)), so a frame's emissions are
 	// contiguous and one offset, not a set of them, tells its first.
 	lastBad int64
+	// With bounded, bad lists the first boundedBad frames only; the
+	// others are counted (more), the first and the last of them kept
+	// (the last can be a truncated final line, a finding of its own).
+	bounded             bool
+	more                int
+	firstMore, lastMore badFrame
 	// stream and run hold the emission being handed to live (Options.Live:
 	// valid for the call only), so that an emission costs no allocation.
 	stream driver.StreamPayload
@@ -42,8 +48,12 @@ type badFrame struct {
 	why   string
 }
 
-func newDocSink(record bool, live func(i int, ev Event, o Origin)) *docSink {
-	d := &docSink{live: live, lastBad: -1}
+// boundedBad is how many malformed frames a bounded replay lists
+// (Options.Bounded).
+const boundedBad = 1000
+
+func newDocSink(record, bounded bool, live func(i int, ev Event, o Origin)) *docSink {
+	d := &docSink{live: live, lastBad: -1, bounded: bounded}
 	if record {
 		d.rec = &adaptertest.RecordingSink{}
 	}
@@ -95,7 +105,17 @@ func (d *docSink) event(ev Event) {
 	d.n++
 	if why, ok := malformed(ev); ok && d.at.Offset != d.lastBad {
 		d.lastBad = d.at.Offset
-		d.bad = append(d.bad, badFrame{index: i, at: d.at, why: why})
+		b := badFrame{index: i, at: d.at, why: why}
+		switch {
+		case !d.bounded || len(d.bad) < boundedBad:
+			d.bad = append(d.bad, b)
+		case d.more == 0:
+			d.firstMore = b
+			fallthrough
+		default:
+			d.more++
+			d.lastMore = b
+		}
 	}
 	if d.live != nil {
 		d.live(i, ev, d.at)

@@ -23,8 +23,10 @@ documented in the README ("The JSON document").
 The timeline and --format jsonl print each event as it is parsed and keep
 no lifecycle once it is over, so their memory does not grow with the
 input: an id the provider reuses after its lifecycle ended is shown as a
-new lifecycle under the same id and not reported as a reuse. --format json
-and agentwire check judge such reuse exactly.
+new lifecycle under the same id and not reported as a reuse, and the
+timeline lists the first 1000 malformed lines one by one and the rest in
+one finding that counts them. --format json and agentwire check judge such
+reuse exactly and list every malformed line.
 ` + inputHelp
 
 const checkHelp = `Parse a capture and print only what is wrong with it, one finding per line,
