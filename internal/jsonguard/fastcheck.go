@@ -141,7 +141,13 @@ value:
 		if m != nil {
 			m.next = append(m.next, w.ns[1], w.ne[1], w.vs[1], i)
 		}
-		w.report(b, depth, i)
+		if w.nest != nil {
+			// report's commonest case in line.
+			w.calls++
+			w.nest.fn(depth, w.os[depth], b[w.ns[depth]:w.ne[depth]], b[w.vs[depth]:i])
+		} else {
+			w.report(b, depth, i)
+		}
 	}
 	goto after
 
@@ -152,7 +158,13 @@ closed: // the container at depth closed before b[i]
 		if m != nil {
 			m.next = append(m.next, w.ns[1], w.ne[1], w.vs[1], i)
 		}
-		w.report(b, depth, i)
+		if w.nest != nil {
+			// report's commonest case in line.
+			w.calls++
+			w.nest.fn(depth, w.os[depth], b[w.ns[depth]:w.ne[depth]], b[w.vs[depth]:i])
+		} else {
+			w.report(b, depth, i)
+		}
 	}
 
 after:

@@ -33,8 +33,14 @@ func (s *strMasks) fill(b []byte, blk int) {
 		specialBlocks(b[lo:lo+full<<6], s.m[:full])
 	}
 	s.first, s.n = blk, full
-	if rest := b[lo+full<<6 : hi]; len(rest) > 0 {
-		s.m[full] = specialTail(rest)
+	if rest := hi - (lo + full<<6); rest > 0 {
+		if hi >= 64 {
+			// The 64 bytes that end at hi, shifted down to the rest.
+			specialBlocks(b[hi-64:hi], s.m[full:full+1])
+			s.m[full] >>= 64 - uint(rest)
+		} else {
+			s.m[full] = specialTail(b[lo+full<<6 : hi])
+		}
 		s.n++
 	}
 }
