@@ -3,9 +3,12 @@ package appserver
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/jsonrpc"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -115,5 +118,43 @@ func TestResumeThread(t *testing.T) {
 	}
 	if Codec.Name() != CodecName {
 		t.Fatal("codec name")
+	}
+}
+
+// TestRepeatedMethods: notifications of one method in a row, and of
+// methods that alternate, are handled and counted alike (notification
+// remembers the last method's handler and knownness); each repeated
+// message is its own custom payload.
+func TestRepeatedMethods(t *testing.T) {
+	unknown := `{"method":"x/y","params":{}}`
+	rate := `{"method":"account/rateLimits/updated","params":{"rateLimits":{"primary":null}}}`
+	long := `{"method":"` + strings.Repeat("z", 100) + `","params":{}}`
+	in := []string{sInit, unknown, unknown, rate, rate, unknown, long, long, rate}
+	sink := &adaptertest.RecordingSink{}
+	p := New(sink, Options{Streaming: true})
+	r := jsonrpc.NewReader(strings.NewReader(lines(in...)), jsonrpc.Options{})
+	for {
+		f, err := r.Next()
+		if err != nil {
+			break
+		}
+		if err := p.Feed(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.Finish(Outcome{}); err != nil { // sends the payloads held for run.started
+		t.Fatal(err)
+	}
+	if p.Unknown() != 5 {
+		t.Errorf("Unknown() = %d, want 5 (x/y three times, the long method twice)", p.Unknown())
+	}
+	n := 0
+	for _, pl := range sink.Payloads {
+		if pl.Kind == driver.CustomKind(Provider, "account/rateLimits/updated") {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d rate limit payloads, want 3", n)
 	}
 }

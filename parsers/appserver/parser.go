@@ -181,6 +181,7 @@ type Parser struct {
 	// customMethod its method.
 	customRaw    jsonguard.Memo
 	customMethod string
+	method       methodMemo // notification's last method
 }
 
 // itemState is what the parser remembers of an item between its events.
@@ -421,9 +422,45 @@ func (p *Parser) decodeParams(f jsonrpc.Frame, pr *params) (bool, error) {
 	return true, nil
 }
 
+// methodMemo is what notification learnt of the last method it looked
+// up: a stream repeats one method over and over (deltas, rate limits),
+// whose handler and knownness are then not looked up again.
+type methodMemo struct {
+	name         []byte
+	h            handler
+	known, ofKnw bool // known[name], once looked up (ofKnw)
+}
+
+// maxMemoMethod is the longest method name methodMemo keeps.
+const maxMemoMethod = 64
+
+// methodOf returns the handler of method, nil for none.
+func (p *Parser) methodOf(method []byte) handler {
+	m := &p.method
+	if len(m.name) > 0 && string(method) == string(m.name) {
+		return m.h
+	}
+	h := notifications[string(method)]
+	m.name, m.h, m.ofKnw = m.name[:0], h, false
+	if len(method) <= maxMemoMethod {
+		m.name = append(m.name, method...)
+	}
+	return h
+}
+
+// isKnown reports whether method, the one methodOf was last given, is in
+// known.
+func (p *Parser) isKnown(method []byte) bool {
+	m := &p.method
+	if !m.ofKnw || len(m.name) == 0 {
+		m.known, m.ofKnw = known[string(method)], true
+	}
+	return m.known
+}
+
 func (p *Parser) notification(f jsonrpc.Frame) error {
 	method := f.Method
-	h := notifications[string(method)]
+	h := p.methodOf(method)
 	// One params value per Parser, reset per notification: the handlers
 	// take its address, which would otherwise cost an allocation each.
 	p.pr = params{}
@@ -447,7 +484,7 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 		if p.opts.LegacyTurnEnd {
 			return p.legacyEvent(f, pr)
 		}
-	} else if !known[string(method)] {
+	} else if !p.isKnown(method) {
 		p.unknown++
 	}
 	return p.customFrame(f, pr)
