@@ -120,6 +120,9 @@ type Emitter struct {
 	// names a handful of events over and over.
 	kindsOf string
 	kinds   map[string]driver.StreamKind
+	// lastEvent is the event of the latest Custom call, lastKind its kind.
+	lastEvent string
+	lastKind  driver.StreamKind
 
 	keep    bool // append items to the transcript (the driver contract)
 	opened  int
@@ -631,6 +634,16 @@ const maxKinds = 64
 
 // customKind is driver.CustomKind(provider, event), built once per event.
 func (e *Emitter) customKind(provider, event string) driver.StreamKind {
+	if provider == e.kindsOf && event == e.lastEvent && e.kinds != nil {
+		return e.lastKind // a flood of one event: not even a lookup
+	}
+	k := e.customKindOf(provider, event)
+	e.lastEvent, e.lastKind = event, k
+	return k
+}
+
+// customKindOf is customKind through the cache of kinds.
+func (e *Emitter) customKindOf(provider, event string) driver.StreamKind {
 	if provider != e.kindsOf || e.kinds == nil {
 		e.kindsOf, e.kinds = provider, map[string]driver.StreamKind{}
 	}
