@@ -137,23 +137,12 @@ value:
 		}
 		i = j
 	}
-	if depth <= w.rep && inObj {
-		if m != nil {
-			m.next = append(m.next, w.ns[1], w.ne[1], w.vs[1], i)
-		}
-		if w.nest != nil {
-			// report's commonest case in line.
-			w.calls++
-			w.nest.fn(depth, w.os[depth], b[w.ns[depth]:w.ne[depth]], b[w.vs[depth]:i])
-		} else {
-			w.report(b, depth, i)
-		}
-	}
-	goto after
+	goto member
 
 closed: // the container at depth closed before b[i]
 	depth--
 	inObj = w.obj>>uint(depth-1)&1 != 0 // false at depth 0: the shift is >= 64
+member: // a value at depth ended before b[i]: a member to report?
 	if depth <= w.rep && inObj {
 		if m != nil {
 			m.next = append(m.next, w.ns[1], w.ne[1], w.vs[1], i)
