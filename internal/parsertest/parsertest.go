@@ -138,3 +138,21 @@ func CheckCodecDisplayID(t *testing.T, codec driver.SessionCodec) {
 		t.Error("DisplayID changed the guard")
 	}
 }
+
+// FeedAll hands every frame next returns to feed until next returns
+// io.EOF, failing t on any other error from either.
+func FeedAll[F any](t testing.TB, next func() (F, error), feed func(F) error) {
+	t.Helper()
+	for {
+		f, err := next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := feed(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -2,12 +2,12 @@ package appserver
 
 import (
 	"bytes"
-	"io"
 	"reflect"
 	"strconv"
 	"testing"
 
 	"github.com/agentwire/agentwire/adaptertest"
+	"github.com/agentwire/agentwire/internal/parsertest"
 	"github.com/agentwire/agentwire/jsonrpc"
 )
 
@@ -28,18 +28,7 @@ func TestBoundedSameRun(t *testing.T) {
 			Unpaired: func(_ int64, line int, msg string) { o.unpaired = append(o.unpaired, strconv.Itoa(line)+" "+msg) }}
 		o.p = New(&o.sink, opts)
 		rd := jsonrpc.NewReader(bytes.NewReader(data), jsonrpc.Options{})
-		for {
-			f, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := o.p.Feed(f); err != nil {
-				t.Fatal(err)
-			}
-		}
+		parsertest.FeedAll(t, rd.Next, o.p.Feed)
 		if _, err := o.p.Finish(Outcome{}); err != nil {
 			t.Fatal(err)
 		}

@@ -2,13 +2,13 @@ package claude
 
 import (
 	"bytes"
-	"io"
 	"reflect"
 	"strconv"
 	"testing"
 
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/parsertest"
 	"github.com/agentwire/agentwire/ndjson"
 )
 
@@ -43,18 +43,7 @@ func TestBoundedSameRun(t *testing.T) {
 			Unpaired: func(off int64, line int, msg string) { o.unpaired = append(o.unpaired, strconv.Itoa(line)+" "+msg) }}
 		o.p = New(&o.sink, opts)
 		rd := ndjson.NewReader(bytes.NewReader(bytes.Join(lines, []byte("\n"))), ndjson.Options{})
-		for {
-			f, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := o.p.Feed(f); err != nil {
-				t.Fatal(err)
-			}
-		}
+		parsertest.FeedAll(t, rd.Next, o.p.Feed)
 		var err error
 		if o.resp, err = o.p.Finish(Outcome{}); err != nil {
 			t.Fatal(err)
