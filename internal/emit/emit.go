@@ -436,9 +436,22 @@ func (e *Emitter) Delta(f Family, scope, id, delta string) error {
 	if delta == "" {
 		return e.begin()
 	}
-	emitID, err := e.Open(f, scope, id)
-	if err != nil || !e.allowed(f) {
-		return err
+	var emitID string
+	if l := e.last; l != nil && l.open && l.key == (key{f, scope, id}) {
+		// A delta of the lifecycle opened last, as nearly every one is:
+		// the id Open would return, without its work. An open lifecycle
+		// means Start has run and Finish has not closed it, so begin
+		// would only return the sticky error, as send and the return
+		// below do.
+		emitID = l.emitID
+	} else {
+		var err error
+		if emitID, err = e.Open(f, scope, id); err != nil {
+			return err
+		}
+	}
+	if !e.allowed(f) {
+		return e.err
 	}
 	kind := driver.StreamTextContent
 	if f == Reasoning {

@@ -148,6 +148,30 @@ func TestSinkErrorIsSticky(t *testing.T) {
 	}
 }
 
+// TestDeltaOfLastLifecycleAfterSinkError: a delta of the lifecycle opened
+// last, which Delta takes without Open, returns the sticky sink error like
+// any other call, also for a family the capability leaves out (no payload
+// to send), and emits nothing more.
+func TestDeltaOfLastLifecycleAfterSinkError(t *testing.T) {
+	for _, f := range []Family{Text, Reasoning} {
+		sink := &adaptertest.RecordingSink{FailAfter: 3}
+		e := New(sink, true, driver.StreamCapability{})
+		if err := e.Delta(f, "", "m", "a"); err != nil {
+			t.Fatalf("%s: first delta = %v", f, err)
+		}
+		for e.Err() == nil {
+			_ = e.Item(driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: "a"})
+		}
+		n := len(sink.Payloads)
+		if err := e.Delta(f, "", "m", "b"); !errors.Is(err, adaptertest.ErrSinkFailed) {
+			t.Errorf("%s: delta after the sink failed = %v", f, err)
+		}
+		if len(sink.Payloads) != n {
+			t.Errorf("%s: %d payloads after the failure", f, len(sink.Payloads)-n)
+		}
+	}
+}
+
 func TestFinishFailure(t *testing.T) {
 	sink := &adaptertest.RecordingSink{}
 	e := New(sink, true, driver.StreamCapability{})
