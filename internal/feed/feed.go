@@ -108,9 +108,10 @@ type Loop[F Frame] struct {
 // fed) while SinkErr is nil; the first error either returns becomes
 // SinkErr.
 func (l *Loop[F]) Read(src io.Reader, tee io.Writer, feed func(F) error, feedErr func(error) error) {
-	r := l.Framing.Open(src, tee)
+	next := pointers(l.Framing.Open(src, tee))
+	var zero F
 	for {
-		f, err := r.Next()
+		f, err := next()
 		if err == io.EOF {
 			return
 		}
@@ -121,17 +122,36 @@ func (l *Loop[F]) Read(src io.Reader, tee io.Writer, feed func(F) error, feedErr
 		if l.SinkErr != nil || err != nil && feedErr == nil {
 			continue // the sink failed: read on for the raw bytes
 		}
+		if f == nil {
+			f = &zero
+		}
 		l.deliver(f, err, feed, feedErr)
 	}
 }
 
-// deliver is the one step of Read and Push: the observer is told where f
+// pointers returns r's frames by pointer, each valid until the next call:
+// a Values reader's own (its frame is then copied once, into feed's
+// argument, rather than on every step of the way there), or a copy of
+// each of r's frames. A nil frame comes with an error only.
+func pointers[F Frame](r Reader[F]) func() (*F, error) {
+	if v, ok := r.(Values[F]); ok {
+		return v.R.Next
+	}
+	var f F
+	return func() (*F, error) {
+		var err error
+		f, err = r.Next()
+		return &f, err
+	}
+}
+
+// deliver is the one step of Read and Push: the observer is told where *f
 // (or, for an error without its frame, the input err concerns) starts,
-// then f goes to feed, or err to feedErr, and what they return becomes
+// then *f goes to feed, or err to feedErr, and what they return becomes
 // SinkErr.
-func (l *Loop[F]) deliver(f F, err error, feed func(F) error, feedErr func(error) error) {
+func (l *Loop[F]) deliver(f *F, err error, feed func(F) error, feedErr func(error) error) {
 	if l.Observe != nil {
-		off, line := f.Pos()
+		off, line := (*f).Pos()
 		if line == 0 && err != nil {
 			off, line = errPos(err)
 		}
@@ -140,7 +160,7 @@ func (l *Loop[F]) deliver(f F, err error, feed func(F) error, feedErr func(error
 	if err != nil {
 		l.SinkErr = feedErr(err)
 	} else {
-		l.SinkErr = feed(f)
+		l.SinkErr = feed(*f)
 	}
 }
 
@@ -159,7 +179,7 @@ func (l *Loop[F]) Push(feed func(F) error, feedErr func(error) error) func(F, er
 		if l.SinkErr != nil {
 			return l.SinkErr
 		}
-		l.deliver(f, err, feed, feedErr)
+		l.deliver(&f, err, feed, feedErr)
 		return l.SinkErr
 	}
 }
