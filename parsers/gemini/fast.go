@@ -18,7 +18,10 @@ import (
 // problem; on anything else (another member, a part with a function call,
 // a duplicate, a null, invalid JSON) it declines, and the caller validates
 // and walks the event, which gives the same event or the error.
-// FuzzFastEvent holds the two to the same result.
+// FuzzFastEvent holds the two to the same result. An event that repeats
+// one it read before but for its string values and numbers, as the text
+// chunks of a stream do, is not read again but replayed from that one's
+// shape (fastShapes).
 
 // Member bits of fastEvent's duplicate checks.
 const (
@@ -49,6 +52,203 @@ type fastTail struct {
 	misses int
 }
 
+// fastShape is an event fastEvent learnt: its bytes as a jsonguard.Shape
+// (string values and numbers varying) and fastRead's reading of them, with
+// where the values the reading takes from the bytes lie in them. The
+// reading depends on a varying value only through its extent (it keeps the
+// usage object, the model version, the response id, the create time and the
+// value of a code execution or function response part whole), but for a
+// text part's text, which it decodes, and a candidate's index, which it
+// parses: replay takes those again from the matched event's bytes as
+// fastPart and fastCandidate do (jsonguard.AppendLiteral, StrictUint) and
+// the others as Slice moves them. Everything else in the reading (how many
+// candidates and parts, their kinds, the thought flags, which members are
+// present) follows from the structure, member names and literals, which
+// Match holds to. A reading that holds a string it decoded (a thought
+// signature, a finish reason or message, a function call's name or id) is
+// not learnt (no shape is replaced): a shape replays no decoded
+// string, and such events come once in a turn.
+type fastShape struct {
+	s        jsonguard.Shape
+	cands    []candidate // the reading's candidates, their spans nil
+	hasCands bool        // candidatesRaw
+	hasUsage bool
+	spans    []fastSpan
+	used     uint // fastShapes.tick when it last matched or was learnt
+}
+
+// fastShapes are the shapes of the events fastEvent learnt last, a few
+// so that a stream that alternates between kinds of event (thought
+// summaries and answer text, a code execution and its result, each
+// repeated) keeps one for each. An event that none matches is read
+// whole; it is learnt, in place of the shape used least recently, after
+// 1, 2, 4, 8, ... events in a row that none matched.
+type fastShapes struct {
+	s      [fastShapeSlots]fastShape
+	last   int // the one that matched last, tried first
+	tick   uint
+	misses int
+	notes  fastNotes
+}
+
+// fastShapeSlots is how many shapes fastShapes keeps.
+const fastShapeSlots = 4
+
+// noteKind is what a value of fastRead's reading is.
+type noteKind uint8
+
+const (
+	noteText  noteKind = iota // a text part's literal
+	noteIndex                 // a candidate's index
+	noteVal                   // a part's whole value (part.val)
+	noteTail                  // the first of tailFields' four, in order
+)
+
+// fastSpan is a value of the learnt reading: what it is, its candidate and
+// part (where it has them) and where it lies in the shape.
+type fastSpan struct {
+	kind noteKind
+	c, p int
+	sp   jsonguard.ShapeSpan
+}
+
+// fastNotes is what fastRead notes, when it reads an event to be learnt,
+// of the values the reading holds decoded or parsed (their bytes) and
+// whether it holds a decoded string. The methods do nothing on a nil
+// fastNotes.
+type fastNotes struct {
+	lits []fastNote
+	dec  bool
+}
+
+// fastNote is a value fastRead noted: what it is, its candidate and part,
+// and its bytes.
+type fastNote struct {
+	kind noteKind
+	c, p int
+	b    []byte
+}
+
+func (n *fastNotes) reset() { n.lits, n.dec = n.lits[:0], false }
+
+func (n *fastNotes) note(k noteKind, c, p int, b []byte) {
+	if n != nil {
+		n.lits = append(n.lits, fastNote{k, c, p, b})
+	}
+}
+
+func (n *fastNotes) decoded() {
+	if n != nil {
+		n.dec = true
+	}
+}
+
+// learn remembers d, which fastRead read into ev noting notes, as the
+// shape, unless the reading holds a decoded string; it reports whether it
+// did.
+func (sh *fastShape) learn(d []byte, ev *event, notes *fastNotes) bool {
+	if notes.dec {
+		return false
+	}
+	for _, c := range ev.candidates {
+		for _, p := range c.parts {
+			if p.kind == partFunctionCall {
+				return false
+			}
+		}
+	}
+	sh.s.Learn(d, true)
+	sh.hasCands, sh.hasUsage = ev.candidatesRaw, ev.hasUsage
+	sh.spans = sh.spans[:0]
+	add := func(k noteKind, c, p int, b []byte) {
+		sh.spans = append(sh.spans, fastSpan{k, c, p, sh.s.SpanOf(d, b)})
+	}
+	for _, n := range notes.lits {
+		add(n.kind, n.c, n.p, n.b)
+	}
+	cands := sh.cands[:0] // the shape's own storage, as replay keeps ev's
+	for ci, c := range ev.candidates {
+		if len(cands) < cap(cands) {
+			cands = cands[:ci+1]
+		} else {
+			cands = append(cands, candidate{})
+		}
+		sc := &cands[ci]
+		parts := sc.parts[:0]
+		for pi, p := range c.parts {
+			if p.val != nil {
+				add(noteVal, ci, pi, p.val)
+			}
+			p.text, p.val, p.extras = nil, nil, nil
+			parts = append(parts, p)
+		}
+		*sc = c
+		sc.parts, sc.extras = parts, nil
+	}
+	sh.cands = cands
+	for k, f := range tailFields(ev) {
+		if *f != nil {
+			add(noteTail+noteKind(k), 0, 0, *f)
+		}
+	}
+	return true
+}
+
+// replay fills ev, reset, from the event Match took last, as fastRead
+// would read it; it reports false (ev then unspecified) when a candidate's
+// index there is not one fastCandidate takes.
+func (sh *fastShape) replay(ev *event) bool {
+	cands := ev.candidates[:0]
+	for _, sc := range sh.cands {
+		if len(cands) < cap(cands) {
+			cands = cands[:len(cands)+1]
+		} else {
+			cands = append(cands, candidate{})
+		}
+		c := &cands[len(cands)-1]
+		parts, extras := c.parts[:0], c.extras[:0]
+		for _, sp := range sc.parts {
+			if len(parts) < cap(parts) {
+				parts = parts[:len(parts)+1]
+			} else {
+				parts = append(parts, part{})
+			}
+			p := &parts[len(parts)-1]
+			pe := p.extras[:0]
+			*p = sp
+			p.extras = pe
+		}
+		*c = sc
+		c.parts, c.extras = parts, extras
+	}
+	ev.candidates, ev.candidatesRaw, ev.hasUsage = cands, sh.hasCands, sh.hasUsage
+	f := tailFields(ev)
+	for _, x := range sh.spans {
+		b := sh.s.Slice(x.sp)
+		switch x.kind {
+		case noteText:
+			n := len(ev.texts)
+			out, end, ok := jsonguard.AppendLiteral(ev.texts, b, 0)
+			if !ok || end != len(b) {
+				return false
+			}
+			ev.texts = out
+			cands[x.c].parts[x.p].text = out[n:len(out):len(out)]
+		case noteIndex:
+			n, end := jsonguard.StrictUint(b, 0)
+			if end != len(b) {
+				return false
+			}
+			cands[x.c].index = n
+		case noteVal:
+			cands[x.c].parts[x.p].val = b
+		default:
+			*f[x.kind-noteTail] = b
+		}
+	}
+	return true
+}
+
 // tailFields are the members of ev fastTail keeps, in its order.
 func tailFields(ev *event) [4]*[]byte {
 	return [4]*[]byte{&ev.usageRaw, &ev.modelVersion, &ev.responseID, &ev.createTime}
@@ -56,9 +256,51 @@ func tailFields(ev *event) [4]*[]byte {
 
 // fastEvent fills ev from the event data d as the slow path (reset, then
 // jsonguard.Members.Check handing each top-level member to ev.member)
-// would; ok is false (ev then unspecified) when it declines.
+// would; ok is false (ev then unspecified) when it declines. An event one
+// of ev's shapes matches is replayed from it (fastShapes); any other is
+// read (fastRead).
 func fastEvent(d []byte, ev *event) (ok bool) {
 	ev.reset()
+	shs := ev.shapes
+	shs.tick++
+	for k := range fastShapeSlots {
+		j := (shs.last + k) % fastShapeSlots
+		if sh := &shs.s[j]; sh.s.Match(d) {
+			if sh.replay(ev) {
+				shs.last, sh.used, shs.misses = j, shs.tick, 0
+				return true
+			}
+			ev.reset()
+			break
+		}
+	}
+	shs.misses++
+	var notes *fastNotes
+	if shs.misses&(shs.misses-1) == 0 {
+		notes = &shs.notes
+		notes.reset()
+	}
+	if !fastRead(d, ev, notes) {
+		return false
+	}
+	if notes != nil {
+		j := 0
+		for k := range shs.s {
+			if shs.s[k].used < shs.s[j].used {
+				j = k
+			}
+		}
+		if shs.s[j].learn(d, ev, notes) {
+			shs.last, shs.s[j].used = j, shs.tick
+		}
+	}
+	return true
+}
+
+// fastRead is fastEvent's reading of d from its bytes; notes, when not
+// nil, collects what fastShape.learn needs of the reading. ev must be
+// reset.
+func fastRead(d []byte, ev *event, notes *fastNotes) (ok bool) {
 	i := jsonguard.SkipWS(d, 0)
 	if i >= len(d) || d[i] != '{' {
 		return false
@@ -85,7 +327,7 @@ func fastEvent(d []byte, ev *event) (ok bool) {
 				} else {
 					cands = append(cands, candidate{})
 				}
-				return fastCandidate(d, i, &cands[len(cands)-1], &ev.texts)
+				return fastCandidate(d, i, &cands[len(cands)-1], &ev.texts, notes, len(cands)-1)
 			})
 			ev.candidates = cands
 			if end < 0 || !wasFirst {
@@ -176,7 +418,8 @@ const (
 // fastCandidate reads the candidate object at d[i] into c as walkCandidate
 // would, keeping c's storage, but for the text parts, whose text it
 // decodes onto *texts (see fastPart); it returns the object's end or -1.
-func fastCandidate(d []byte, i int, c *candidate, texts *[]byte) int {
+// ci is the candidate's place in candidates, for notes.
+func fastCandidate(d []byte, i int, c *candidate, texts *[]byte, notes *fastNotes, ci int) int {
 	parts, extras := c.parts[:0], c.extras[:0]
 	*c = candidate{}
 	var seen seenOnce
@@ -206,7 +449,7 @@ func fastCandidate(d []byte, i int, c *candidate, texts *[]byte) int {
 						} else {
 							parts = append(parts, part{})
 						}
-						return fastPart(d, i, &parts[len(parts)-1], texts)
+						return fastPart(d, i, &parts[len(parts)-1], texts, notes, ci, len(parts)-1)
 					})
 				}
 				return -1
@@ -217,6 +460,7 @@ func fastCandidate(d []byte, i int, c *candidate, texts *[]byte) int {
 				return -1
 			}
 			setStr(&c.finishReason, d[i:end])
+			notes.decoded()
 			return end
 		case `"finishMessage"`:
 			end := jsonguard.StrictString(d, i)
@@ -224,6 +468,7 @@ func fastCandidate(d []byte, i int, c *candidate, texts *[]byte) int {
 				return -1
 			}
 			setStr(&c.finishMessage, d[i:end])
+			notes.decoded()
 			return end
 		case `"index"`:
 			n, end := jsonguard.StrictUint(d, i)
@@ -231,6 +476,7 @@ func fastCandidate(d []byte, i int, c *candidate, texts *[]byte) int {
 				return -1
 			}
 			c.index = n
+			notes.note(noteIndex, ci, 0, d[i:end])
 			return end
 		}
 		return -1
@@ -245,8 +491,9 @@ func fastCandidate(d []byte, i int, c *candidate, texts *[]byte) int {
 // thoughtSignature members; it returns the object's end or -1. A text is
 // validated and decoded in one pass (jsonguard.AppendLiteral) onto *texts
 // and p.text is the decoded bytes (p.decoded), where walkPart keeps the
-// literal for the parser to decode.
-func fastPart(d []byte, i int, p *part, texts *[]byte) int {
+// literal for the parser to decode. ci and pi are the part's candidate and
+// its place in parts, for notes.
+func fastPart(d []byte, i int, p *part, texts *[]byte, notes *fastNotes, ci, pi int) int {
 	*p = part{extras: p.extras[:0]}
 	var seen seenOnce
 	return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
@@ -262,6 +509,7 @@ func fastPart(d []byte, i int, p *part, texts *[]byte) int {
 			}
 			*texts = out
 			p.kind, p.text, p.decoded = partText, out[n:len(out):len(out)], true
+			notes.note(noteText, ci, pi, d[i:end])
 			return end
 		case `"executableCode"`:
 			return p.fastWhole(partExecutableCode, d, i)
@@ -293,6 +541,7 @@ func fastPart(d []byte, i int, p *part, texts *[]byte) int {
 				return -1
 			}
 			setStr(&p.signature, d[i:end])
+			notes.decoded()
 			return end
 		}
 		return -1

@@ -19,7 +19,7 @@ import (
 var eventOpts = cmp.Options{
 	cmp.AllowUnexported(event{}, candidate{}, part{}, functionCall{}, apiError{}, member{}),
 	cmpopts.EquateEmpty(),
-	cmpopts.IgnoreFields(event{}, "texts", "usageMemo", "tail"),
+	cmpopts.IgnoreFields(event{}, "texts", "usageMemo", "tail", "shapes"),
 }
 
 // sameAsSlow feeds the event data lines to fastEvent and to the slow path
@@ -148,6 +148,7 @@ func FuzzFastEvent(f *testing.F) {
 	}
 	f.Add([]byte(strings.Join(fastDeclines, "\n")))
 	f.Add([]byte(strings.Join(tailLines, "\n")))
+	f.Add([]byte(strings.Join(shapeLines, "\n")))
 	f.Add([]byte(`{"candidates": [{"content": {"parts": [{"text": "caf\u00e9 \"q\"","thought": true,"thoughtSignature": "c2ln"}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 1e2,"x": [-0.5, true, false, null, {}]},"modelVersion": "m","responseId": "r","createTime": "t"}`))
 	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"id":"1","name":"f","args":{"a":[1,{"b":"c"}]}},"thoughtSignature":"s"},{"codeExecutionResult":{"outcome":"OUTCOME_OK"}}]},"index":1}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -174,12 +175,17 @@ var tailLines = []string{
 	`{"candidates": [{"content": {"parts": [{"text": "n"}],"role": "model"},"index": 0}]}`,
 }
 
-// TestFastEventTail checks the shape of the members after the candidates:
-// an event that repeats them but for their values is read from the shape
-// (the usage and ids its own), one that does not is read whole, and the
-// fast and slow paths agree on events in and out of the shape.
+// TestFastEventTail checks the shape of the members after the candidates
+// (fastRead's): an event that repeats them but for their values is read
+// from the shape (the usage and ids its own), one that does not is read
+// whole, and the fast and slow paths agree on events in and out of the
+// shape.
 func TestFastEventTail(t *testing.T) {
 	var ev event
+	read := func(d string) bool {
+		ev.reset()
+		return fastRead([]byte(d), &ev, nil)
+	}
 	for n, want := range []struct {
 		take   bool
 		misses int
@@ -191,11 +197,11 @@ func TestFastEventTail(t *testing.T) {
 		{false, 1, ""},
 		{false, 2, ""},
 	} {
-		if got := fastEvent([]byte(tailLines[n]), &ev); got != want.take || ev.tail.misses != want.misses || want.take && string(ev.usageRaw) != want.usage {
+		if got := read(tailLines[n]); got != want.take || ev.tail.misses != want.misses || want.take && string(ev.usageRaw) != want.usage {
 			t.Fatalf("event %d: took %v, misses %d, usage %s", n, got, ev.tail.misses, ev.usageRaw)
 		}
 	}
-	if fastEvent([]byte(tailLines[2]), &ev); string(ev.modelVersion) != `"m2"` || string(ev.responseID) != `"\u0072"` || ev.createTime != nil || !ev.hasUsage {
+	if read(tailLines[2]); string(ev.modelVersion) != `"m2"` || string(ev.responseID) != `"\u0072"` || ev.createTime != nil || !ev.hasUsage {
 		t.Fatalf("read %+v", ev)
 	}
 	var lines [][]byte
@@ -204,5 +210,93 @@ func TestFastEventTail(t *testing.T) {
 	}
 	if took := sameAsSlow(t, lines); took != len(tailLines)-3 {
 		t.Errorf("fastEvent took %d of %d", took, len(tailLines))
+	}
+}
+
+// shapeLines are events that repeat the one before but for their string
+// values and numbers, in and out of the shapes fastEvent learns: texts with
+// escapes, invalid UTF-8 and control bytes, indexes fastCandidate takes
+// and ones it does not, a second candidate, code execution values, and
+// the events a shape does not replay (a signature, a finish reason, a
+// function call).
+var shapeLines = []string{
+	`{"candidates": [{"content": {"parts": [{"text": "a"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 13},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "b \"q\" caf\u00e9 \ud83d\ude00 \ud800"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 14},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "` + "c \xff\xfe d" + `"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 15},"modelVersion": "m2","responseId": "\u0072"}`,
+	`{"candidates": [{"content": {"parts": [{"text": ""}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 16},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "e` + "\x01" + `"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 17},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "f\x"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 18},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "g"}],"role": "model"},"index": 7}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 19},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "h"}],"role": "model"},"index": 1.5}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 20},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "i"}],"role": "model"},"index": -1}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 21},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "j"}],"role": "model"},"index": 1234567890}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 22},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "k"}],"role": "model"},"index": 2e0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 23},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "l"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 2.5e1},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "m","thought": true}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 24},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "n","thought": true}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 25},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "o"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 26},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "p"},{"text": "q"}],"role": "model"},"index": 0},{"content": {"parts": [{"text": "r"}],"role": "model"},"index": 1}],"modelVersion": "m"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "s"},{"text": "t"}],"role": "model"},"index": 0},{"content": {"parts": [{"text": "u"}],"role": "model"},"index": 2}],"modelVersion": "m"}`,
+	`{"candidates": [{"content": {"parts": [{"executableCode": {"language": "PYTHON","code": "print(1)"}}],"role": "model"},"index": 0}],"responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"executableCode": {"language": "PYTHON","code": "print(22)\n"}}],"role": "model"},"index": 0}],"responseId": "r2"}`,
+	`{"candidates": [{"content": {"parts": [{"codeExecutionResult": {"outcome": "OUTCOME_OK","output": "1"}}],"role": "model"},"index": 0}],"responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"codeExecutionResult": {"outcome": "OUTCOME_FAILED","output": "-5"}}],"role": "model"},"index": 0}],"responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "v","thoughtSignature": "c2ln"}],"role": "model"},"index": 0}],"modelVersion": "m"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "w","thoughtSignature": "c2lo"}],"role": "model"},"index": 0}],"modelVersion": "m"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "x"}],"role": "model"},"finishReason": "STOP","index": 0}],"modelVersion": "m"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "y"}],"role": "model"},"finishReason": "MAX_TOKENS","index": 0}],"modelVersion": "m"}`,
+	`{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f","args": {"a": 1}}}],"role": "model"},"index": 0}]}`,
+	`{"candidates": [{"content": {"parts": [{"functionCall": {"name": "g","args": {"a": 2}}}],"role": "model"},"index": 0}]}`,
+	`{"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 27},"modelVersion": "m"}`,
+	`{"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 28},"modelVersion": "m"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "z"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 29},"modelVersion": "m","responseId": "r"}`,
+}
+
+// TestFastEventShapes checks the shapes of whole events: fastEvent agrees
+// with the slow path on events in and out of its shapes, replays the
+// events that repeat a learnt one (all but the first of each kind in the
+// benchmark stream, the function calls and the last aside), and learns
+// no event whose reading holds a decoded string.
+func TestFastEventShapes(t *testing.T) {
+	var lines [][]byte
+	for _, l := range shapeLines {
+		lines = append(lines, []byte(l))
+	}
+	sameAsSlow(t, lines)
+	// The same lines, each after the one before it, to replay every one
+	// from a shape learnt from its predecessor.
+	for k := 1; k < len(lines); k++ {
+		sameAsSlow(t, [][]byte{lines[k-1], lines[k-1], lines[k]})
+	}
+
+	var ev event
+	replayed := func(d string) bool {
+		if !fastEvent([]byte(d), &ev) {
+			t.Fatalf("declined %s", d)
+		}
+		return ev.shapes.misses == 0
+	}
+	for _, d := range []string{shapeLines[21], shapeLines[23], shapeLines[25]} {
+		replayed(d)
+		if replayed(d) {
+			t.Errorf("replayed an event with a decoded string: %s", d)
+		}
+	}
+	// Per round of the benchmark stream: two thought summaries, twenty
+	// answer texts, a function call (with a signature), a code execution
+	// and its result. Each kind but the call is learnt, in a shape of its
+	// own, at its first event (the result at its second: in the first
+	// round it is the third event in a row that no shape matched) and
+	// replayed from then on.
+	stream, events := benchStream(4)
+	ev = event{}
+	got := 0
+	for _, d := range dataLines([]byte(stream)) {
+		if len(d) > 0 && replayed(string(d)) {
+			got++
+		}
+	}
+	if want := events - 4 - 1 - 4 - 1; got != want { // the first of each kind, the second result, the calls, the last (a finish)
+		t.Errorf("replayed %d of %d events, want %d", got, events, want)
 	}
 }

@@ -60,6 +60,8 @@ type event struct {
 	// tail is fastEvent's shape of the members after the candidates;
 	// reset keeps it.
 	tail *fastTail
+	// shapes are fastEvent's shapes of whole events; reset keeps them.
+	shapes *fastShapes
 }
 
 // usage is usageMetadata's counts; has says which were present.
@@ -150,11 +152,11 @@ func walkEvent(b []byte, ev *event) error {
 
 // reset empties ev for the next event, keeping the candidates' storage.
 func (ev *event) reset() {
-	cands, texts, memo, tail := ev.candidates[:0], ev.texts[:0], ev.usageMemo, ev.tail
+	cands, texts, memo, tail, shapes := ev.candidates[:0], ev.texts[:0], ev.usageMemo, ev.tail, ev.shapes
 	if memo == nil {
-		memo, tail = new(jsonguard.StrictMemo), new(fastTail)
+		memo, tail, shapes = new(jsonguard.StrictMemo), new(fastTail), new(fastShapes)
 	}
-	*ev = event{candidates: cands, texts: texts, usageMemo: memo, tail: tail}
+	*ev = event{candidates: cands, texts: texts, usageMemo: memo, tail: tail, shapes: shapes}
 }
 
 // member walks one top-level member: its name as on the wire (between the
