@@ -133,8 +133,8 @@ func fastDelta(b []byte, s *fastScratch) (index int, kind deltaKind, val []byte,
 	}
 	v, end, ok := jsonguard.AppendLiteral(s.buf[:0], b, i)
 	// The delta object closes right after the string, the event after
-	// optional padding.
-	if !ok || end >= len(b) || b[end] != '}' || !closes(b, end+1) {
+	// optional padding (none, nearly always: looked at first).
+	if !ok || end >= len(b) || b[end] != '}' || !(end+2 == len(b) && b[end+1] == '}' || closes(b, end+1)) {
 		return 0, 0, nil, false
 	}
 	s.buf = v

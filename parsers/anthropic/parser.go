@@ -285,15 +285,15 @@ func (p *Parser) Feed(f sse.Frame) error {
 	// The fast path: text, thinking, signature and argument deltas, block
 	// stops and pings of the API's own shape.
 	if idx, kind, val, ok := fastDelta(f.Data, &p.scratch); ok {
-		p.nameCheck(f, evBlockDelta)
-		return p.delta(f, idx, kind, val)
+		p.nameCheck(&f, evBlockDelta)
+		return p.delta(&f, idx, kind, val)
 	}
 	if idx, ok := fastStop(f.Data); ok {
-		p.nameCheck(f, evBlockStop)
+		p.nameCheck(&f, evBlockStop)
 		return p.blockStop(idx)
 	}
 	if fastPing(f.Data) {
-		p.nameCheck(f, evPing)
+		p.nameCheck(&f, evPing)
 		return p.em.Err()
 	}
 	p.ev = wireEvent{}
@@ -304,7 +304,7 @@ func (p *Parser) Feed(f sse.Frame) error {
 	if ev.Type == "" {
 		return p.malformedEvent(f, "event without a string \"type\"")
 	}
-	p.nameCheck(f, ev.Type)
+	p.nameCheck(&f, ev.Type)
 	switch ev.Type {
 	case evPing:
 		return p.em.Err()
@@ -341,7 +341,7 @@ func (p *Parser) isPing(f sse.Frame) bool {
 // nameCheck records an event whose SSE event name is set and differs from
 // its JSON type as malformed; the event is still applied by its type, as
 // the SDKs decode it.
-func (p *Parser) nameCheck(f sse.Frame, typ string) {
+func (p *Parser) nameCheck(f *sse.Frame, typ string) {
 	if f.Event != "" && f.Event != typ {
 		p.markMalformed("event name " + strconv.Quote(f.Event) + " but type " + strconv.Quote(typ) + " at line " + strconv.Itoa(f.Line))
 	}
@@ -661,13 +661,13 @@ func (p *Parser) blockDelta(f sse.Frame, ev *wireEvent) error {
 	}
 	switch d.Type {
 	case "text_delta":
-		return p.delta(f, *ev.Index, deltaText, []byte(d.Text))
+		return p.delta(&f, *ev.Index, deltaText, []byte(d.Text))
 	case "thinking_delta":
-		return p.delta(f, *ev.Index, deltaThinking, []byte(d.Thinking))
+		return p.delta(&f, *ev.Index, deltaThinking, []byte(d.Thinking))
 	case "signature_delta":
-		return p.delta(f, *ev.Index, deltaSignature, []byte(d.Signature))
+		return p.delta(&f, *ev.Index, deltaSignature, []byte(d.Signature))
 	case "input_json_delta":
-		return p.delta(f, *ev.Index, deltaInputJSON, []byte(d.PartialJSON))
+		return p.delta(&f, *ev.Index, deltaInputJSON, []byte(d.PartialJSON))
 	case "citations_delta":
 		return p.citation(f, *ev.Index, d.Citation)
 	}
@@ -720,13 +720,13 @@ func (p *Parser) blockFor(idx int, kind deltaKind) *block {
 }
 
 // delta applies a text, thinking, signature or argument delta.
-func (p *Parser) delta(f sse.Frame, idx int, kind deltaKind, val []byte) error {
+func (p *Parser) delta(f *sse.Frame, idx int, kind deltaKind, val []byte) error {
 	b := p.blockFor(idx, kind)
 	if err := p.em.Err(); err != nil {
 		return err
 	}
 	if b == nil {
-		return p.malformedEvent(f, "content_block_delta that does not fit the block at index "+strconv.Itoa(idx))
+		return p.malformedEvent(*f, "content_block_delta that does not fit the block at index "+strconv.Itoa(idx))
 	}
 	switch kind {
 	case deltaText:
