@@ -29,15 +29,15 @@ type Whole[F any] struct {
 	Tee   io.Writer
 	Frame func(body []byte) F
 	done  bool
+	f     F
 }
 
-// Next returns the whole body as one frame, then io.EOF. A read error, or
-// the Tee's, is returned with the zero frame (the bytes read before it
-// have been teed).
-func (w *Whole[F]) Next() (F, error) {
-	var zero F
+// Next returns the whole body as one frame (kept in w), then io.EOF. A
+// read error, or the Tee's, is returned with a nil frame (the bytes read
+// before it have been teed).
+func (w *Whole[F]) Next() (*F, error) {
 	if w.done {
-		return zero, io.EOF
+		return nil, io.EOF
 	}
 	w.done = true
 	b, err := io.ReadAll(w.Src)
@@ -47,7 +47,8 @@ func (w *Whole[F]) Next() (F, error) {
 		}
 	}
 	if err != nil {
-		return zero, err
+		return nil, err
 	}
-	return w.Frame(b), nil
+	w.f = w.Frame(b)
+	return &w.f, nil
 }

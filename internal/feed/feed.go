@@ -43,28 +43,37 @@ type Frame interface {
 	Pos() (offset int64, line int)
 }
 
-// Reader is the pull face of a framing package.
+// Reader is the pull face of a framing package, handing out frames by
+// pointer: the frame, and the bytes it points to, are valid until the next
+// call to Next. With an error the frame is nil. sse.Reader is one; Copied
+// makes one of a framing whose Next returns frames by value.
+//
+// The loop copies a frame once, into the call of the parser's Feed: a
+// Reader that returned frames by value would cost a copy of the frame per
+// layer it passes (Next, the loop, the feed function), which for an
+// sse.Frame of some 120 bytes and the small events of the model APIs
+// is a measurable share of the feeding.
 type Reader[F Frame] interface {
-	Next() (F, error)
+	Next() (*F, error)
 }
 
-// Values is the Reader of a framing whose Next hands out its own frame by
-// pointer, reused for the next one (sse.Reader): it gives each frame by
-// value, copied out, to the loop's parsers, which take frames by value.
-// The bytes the frame points to are borrowed as before: valid until the
-// next Next. A nil frame (with an error) is the zero F.
-type Values[F Frame] struct {
-	R interface{ Next() (*F, error) }
+// Copied is the Reader of a framing whose Next returns frames by value
+// (ndjson.Reader, jsonrpc.Reader): it keeps the last frame and hands it out
+// by pointer, valid until the next Next. With an error the frame is nil
+// (those framings return the zero Frame with an error).
+type Copied[F Frame] struct {
+	R interface{ Next() (F, error) }
+	f F
 }
 
-// Next returns a copy of R's next frame.
-func (v Values[F]) Next() (F, error) {
-	f, err := v.R.Next()
-	if f == nil {
-		var zero F
-		return zero, err
+// Next returns R's next frame, kept in c.
+func (c *Copied[F]) Next() (*F, error) {
+	f, err := c.R.Next()
+	if err != nil {
+		return nil, err
 	}
-	return *f, err
+	c.f = f
+	return &c.f, nil
 }
 
 // Framing is what the loop needs of a framing package.
@@ -77,10 +86,16 @@ type Framing[F Frame] struct {
 	Recoverable func(error) bool
 }
 
-// Parser is the push face of a provider parser.
-type Parser[F Frame] interface {
+// Sink is what the loop feeds: each frame to Feed, each recoverable
+// framing error to FeedError.
+type Sink[F Frame] interface {
 	Feed(F) error
 	FeedError(error) error
+}
+
+// Parser is the push face of a provider parser.
+type Parser[F Frame] interface {
+	Sink[F]
 	Finish(driver.Outcome) (driver.Response, error)
 }
 
@@ -95,8 +110,8 @@ type Loop[F Frame] struct {
 	// Observe, when set, is called before each frame and recoverable error
 	// that Read feeds.
 	Observe Observer
-	// SinkErr is the first error a feed function returned; once it is set
-	// nothing more is fed.
+	// SinkErr is the first error Feed or FeedError returned; once it is
+	// set nothing more is fed.
 	SinkErr error
 	// ReadErr joins the fatal read errors of every source read.
 	ReadErr error
@@ -104,14 +119,12 @@ type Loop[F Frame] struct {
 
 // Read reads src to its end, or to its first fatal error (joined into
 // ReadErr), teeing every byte to tee (may be nil). Each frame goes to
-// feed and each recoverable error to feedErr (nil: such errors are not
-// fed) while SinkErr is nil; the first error either returns becomes
-// SinkErr.
-func (l *Loop[F]) Read(src io.Reader, tee io.Writer, feed func(F) error, feedErr func(error) error) {
-	next := pointers(l.Framing.Open(src, tee))
-	var zero F
+// s.Feed and each recoverable error to s.FeedError while SinkErr is nil;
+// the first error either returns becomes SinkErr.
+func (l *Loop[F]) Read(src io.Reader, tee io.Writer, s Sink[F]) {
+	r := l.Framing.Open(src, tee)
 	for {
-		f, err := next()
+		f, err := r.Next()
 		if err == io.EOF {
 			return
 		}
@@ -119,48 +132,34 @@ func (l *Loop[F]) Read(src io.Reader, tee io.Writer, feed func(F) error, feedErr
 			l.ReadErr = errors.Join(l.ReadErr, err)
 			return
 		}
-		if l.SinkErr != nil || err != nil && feedErr == nil {
+		if l.SinkErr != nil {
 			continue // the sink failed: read on for the raw bytes
 		}
-		if f == nil {
-			f = &zero
-		}
-		l.deliver(f, err, feed, feedErr)
+		l.deliver(f, err, s)
 	}
 }
 
-// pointers returns r's frames by pointer, each valid until the next call:
-// a Values reader's own (its frame is then copied once, into feed's
-// argument, rather than on every step of the way there), or a copy of
-// each of r's frames. A nil frame comes with an error only.
-func pointers[F Frame](r Reader[F]) func() (*F, error) {
-	if v, ok := r.(Values[F]); ok {
-		return v.R.Next
-	}
-	var f F
-	return func() (*F, error) {
-		var err error
-		f, err = r.Next()
-		return &f, err
-	}
-}
-
-// deliver is the one step of Read and Push: the observer is told where *f
+// deliver is the one step of Read and Push: the observer is told where f
 // (or, for an error without its frame, the input err concerns) starts,
-// then *f goes to feed, or err to feedErr, and what they return becomes
-// SinkErr.
-func (l *Loop[F]) deliver(f *F, err error, feed func(F) error, feedErr func(error) error) {
+// then *f goes to s.Feed, or err to s.FeedError, and what they return
+// becomes SinkErr. f may be nil with an error. Calling s itself, rather
+// than method values of it, copies the frame once.
+func (l *Loop[F]) deliver(f *F, err error, s Sink[F]) {
 	if l.Observe != nil {
-		off, line := (*f).Pos()
+		var off int64
+		var line int
+		if f != nil {
+			off, line = (*f).Pos()
+		}
 		if line == 0 && err != nil {
 			off, line = errPos(err)
 		}
 		l.Observe(off, line)
 	}
 	if err != nil {
-		l.SinkErr = feedErr(err)
+		l.SinkErr = s.FeedError(err)
 	} else {
-		l.SinkErr = feed(*f)
+		l.SinkErr = s.Feed(*f)
 	}
 }
 
@@ -171,7 +170,7 @@ func (l *Loop[F]) deliver(f *F, err error, feed func(F) error, feedErr func(erro
 // learns of it: the reference drivers then stop the process, whose stdout
 // process.Start records to its end, so the raw stream stays complete
 // there.
-func (l *Loop[F]) Push(feed func(F) error, feedErr func(error) error) func(F, error) error {
+func (l *Loop[F]) Push(s Sink[F]) func(F, error) error {
 	return func(f F, err error) error {
 		if err != nil && !l.Framing.Recoverable(err) {
 			return err
@@ -179,7 +178,7 @@ func (l *Loop[F]) Push(feed func(F) error, feedErr func(error) error) func(F, er
 		if l.SinkErr != nil {
 			return l.SinkErr
 		}
-		l.deliver(&f, err, feed, feedErr)
+		l.deliver(&f, err, s)
 		return l.SinkErr
 	}
 }
@@ -216,7 +215,7 @@ type Capture struct {
 func Parse[F Frame](fr Framing[F], p Parser[F], c Capture, observe Observer, client *Client[F]) (driver.Response, error) {
 	l := Loop[F]{Framing: fr}
 	if client != nil && client.Src != nil {
-		l.Read(client.Src, nil, client.Feed, nil)
+		l.Read(client.Src, nil, clientSink[F](client.Feed))
 	}
 	l.Observe = observe
 	// strings.Builder: String does not copy the captured bytes; a source
@@ -228,7 +227,7 @@ func Parse[F Frame](fr Framing[F], p Parser[F], c Capture, observe Observer, cli
 		raw.Grow(sizeHint(c.Stdout))
 		tee = &raw
 	}
-	l.Read(c.Stdout, tee, p.Feed, p.FeedError)
+	l.Read(c.Stdout, tee, p)
 	var errb []byte
 	if c.Stderr != nil {
 		b, err := io.ReadAll(c.Stderr)
@@ -298,3 +297,10 @@ type Client[F Frame] struct {
 	Src  io.Reader
 	Feed func(F) error
 }
+
+// clientSink feeds a client side's frames to its Feed and skips its
+// recoverable errors.
+type clientSink[F Frame] func(F) error
+
+func (c clientSink[F]) Feed(f F) error      { return c(f) }
+func (clientSink[F]) FeedError(error) error { return nil }

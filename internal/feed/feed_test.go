@@ -40,33 +40,34 @@ type posFrame struct{ off int64 }
 
 func (f posFrame) Pos() (int64, int) { return f.off, 1 }
 
-// ptrReader hands out its one frame by pointer, reused, as sse.Reader does.
-type ptrReader struct {
-	f   posFrame
+// byValue returns two frames by value, then its error, as ndjson.Reader
+// does.
+type byValue struct {
 	n   int
 	err error
 }
 
-func (r *ptrReader) Next() (*posFrame, error) {
+func (r *byValue) Next() (posFrame, error) {
 	if r.n == 2 {
-		return nil, r.err
+		return posFrame{}, r.err
 	}
 	r.n++
-	r.f.off = int64(r.n)
-	return &r.f, nil
+	return posFrame{off: int64(r.n)}, nil
 }
 
-func TestValues(t *testing.T) {
+func TestCopied(t *testing.T) {
 	boom := errors.New("boom")
-	v := Values[posFrame]{R: &ptrReader{err: boom}}
-	a, err1 := v.Next()
-	b, err2 := v.Next()
-	z, err3 := v.Next()
-	if err1 != nil || err2 != nil || a.off != 1 || b.off != 2 {
-		t.Fatalf("frames %v %v, %v %v: want copies 1 and 2", a, err1, b, err2)
+	c := &Copied[posFrame]{R: &byValue{err: boom}}
+	a, err1 := c.Next()
+	if err1 != nil || a == nil || a.off != 1 {
+		t.Fatalf("first frame %v, %v: want 1", a, err1)
 	}
-	if err3 != boom || z != (posFrame{}) {
-		t.Fatalf("after the frames: %v, %v; want the zero frame and boom", z, err3)
+	b, err2 := c.Next()
+	if err2 != nil || b == nil || b.off != 2 {
+		t.Fatalf("second frame %v, %v: want 2", b, err2)
+	}
+	if z, err3 := c.Next(); err3 != boom || z != nil {
+		t.Fatalf("after the frames: %v, %v; want nil and boom", z, err3)
 	}
 }
 
@@ -110,15 +111,34 @@ func (r *errReader) Next() (*lineFrame, error) {
 }
 
 // valueReader is errReader through the value face, as the ndjson and
-// jsonrpc framings give frames.
+// jsonrpc framings give frames (the zero frame with an error).
 type valueReader struct{ r errReader }
 
-func (v *valueReader) Next() (lineFrame, error) { return Values[lineFrame]{R: &v.r}.Next() }
+func (v *valueReader) Next() (lineFrame, error) {
+	f, err := v.r.Next()
+	if f == nil {
+		return lineFrame{}, err
+	}
+	return *f, err
+}
 
-// TestReadFacesAgree: Read feeds a Values reader's frames (which it takes
-// by pointer) and a value reader's alike: each frame, each recoverable
-// error, the observer told where each starts (an error without its frame
-// by the error's position).
+// recSink records what it is fed.
+type recSink struct{ got *[]string }
+
+func (s recSink) Feed(f lineFrame) error {
+	*s.got = append(*s.got, fmt.Sprint("frame ", f.off))
+	return nil
+}
+
+func (s recSink) FeedError(err error) error {
+	*s.got = append(*s.got, "error "+err.Error())
+	return nil
+}
+
+// TestReadFacesAgree: Read feeds a pointer reader's frames (sse.Reader's
+// face) and a value reader's through Copied alike: each frame, each
+// recoverable error, the observer told where each starts (an error
+// without its frame by the error's position).
 func TestReadFacesAgree(t *testing.T) {
 	read := func(r Reader[lineFrame]) []string {
 		var got []string
@@ -126,19 +146,17 @@ func TestReadFacesAgree(t *testing.T) {
 			Framing: Framing[lineFrame]{Open: func(io.Reader, io.Writer) Reader[lineFrame] { return r }, Recoverable: recoverable},
 			Observe: func(off int64, line int) { got = append(got, fmt.Sprint("at ", off, ":", line)) },
 		}
-		l.Read(nil, nil,
-			func(f lineFrame) error { got = append(got, fmt.Sprint("frame ", f.off)); return nil },
-			func(err error) error { got = append(got, "error "+err.Error()); return nil })
+		l.Read(nil, nil, recSink{&got})
 		if l.ReadErr != nil || l.SinkErr != nil {
 			t.Fatalf("read %v sink %v", l.ReadErr, l.SinkErr)
 		}
 		return got
 	}
 	want := []string{"at 10:1", "frame 10", "at 15:7", "error bad frame", "at 30:3", "frame 30"}
-	if got := read(Values[lineFrame]{R: &errReader{}}); !slices.Equal(got, want) {
-		t.Errorf("Values reader: %q, want %q", got, want)
+	if got := read(&errReader{}); !slices.Equal(got, want) {
+		t.Errorf("pointer reader: %q, want %q", got, want)
 	}
-	if got := read(&valueReader{}); !slices.Equal(got, want) {
+	if got := read(&Copied[lineFrame]{R: &valueReader{}}); !slices.Equal(got, want) {
 		t.Errorf("value reader: %q, want %q", got, want)
 	}
 }

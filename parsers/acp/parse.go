@@ -11,7 +11,7 @@ import (
 // framing is how Parse reads stdout and stdin.
 var framing = feed.Framing[jsonrpc.Frame]{
 	Open: func(src io.Reader, tee io.Writer) feed.Reader[jsonrpc.Frame] {
-		return jsonrpc.NewReader(src, jsonrpc.Options{Tee: tee})
+		return &feed.Copied[jsonrpc.Frame]{R: jsonrpc.NewReader(src, jsonrpc.Options{Tee: tee})}
 	},
 	Recoverable: jsonrpc.IsRecoverable,
 }

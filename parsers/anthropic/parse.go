@@ -13,7 +13,7 @@ import (
 // body that is not an event stream (an error document) reach Feed.
 var framing = feed.Framing[sse.Frame]{
 	Open: func(src io.Reader, tee io.Writer) feed.Reader[sse.Frame] {
-		return feed.Values[sse.Frame]{R: sse.NewReader(src, sse.Options{Spans: true, Tee: tee})}
+		return sse.NewReader(src, sse.Options{Spans: true, Tee: tee})
 	},
 	Recoverable: sse.IsRecoverable,
 }

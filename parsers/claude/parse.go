@@ -11,7 +11,7 @@ import (
 // framing is how Parse reads stdout and stdin.
 var framing = feed.Framing[ndjson.Frame]{
 	Open: func(src io.Reader, tee io.Writer) feed.Reader[ndjson.Frame] {
-		return ndjson.NewReader(src, ndjson.Options{Tee: tee})
+		return &feed.Copied[ndjson.Frame]{R: ndjson.NewReader(src, ndjson.Options{Tee: tee})}
 	},
 	Recoverable: ndjson.IsRecoverable,
 }

@@ -66,7 +66,7 @@ func (s sized) Len() int { return s.n }
 func sseFraming(maxEvent int) feed.Framing[sse.Frame] {
 	return feed.Framing[sse.Frame]{
 		Open: func(src io.Reader, tee io.Writer) feed.Reader[sse.Frame] {
-			return feed.Values[sse.Frame]{R: sse.NewReader(src, sse.Options{Tee: tee, MaxEventSize: maxEvent})}
+			return sse.NewReader(src, sse.Options{Tee: tee, MaxEventSize: maxEvent})
 		},
 		Recoverable: sse.IsRecoverable,
 	}

@@ -16,7 +16,7 @@ import (
 // streamFraming frames an event-stream body.
 var streamFraming = feed.Framing[sse.Frame]{
 	Open: func(src io.Reader, tee io.Writer) feed.Reader[sse.Frame] {
-		return feed.Values[sse.Frame]{R: sse.NewReader(src, sse.Options{Tee: tee})}
+		return sse.NewReader(src, sse.Options{Tee: tee})
 	},
 	Recoverable: sse.IsRecoverable,
 }

@@ -89,12 +89,9 @@ func Decoder(maxLine int, f Feeder) *ndjson.Decoder {
 // package's IsRecoverable) to FeedError; after a sink error nothing more is
 // fed, and the error is returned, so the Decoder's Write fails and the run
 // stops.
-func Emit[F feed.Frame](recoverable func(error) bool, f interface {
-	Feed(F) error
-	FeedError(error) error
-}) func(F, error) error {
+func Emit[F feed.Frame](recoverable func(error) bool, f feed.Sink[F]) func(F, error) error {
 	l := &feed.Loop[F]{Framing: feed.Framing[F]{Recoverable: recoverable}}
-	return l.Push(f.Feed, f.FeedError)
+	return l.Push(f)
 }
 
 // Write returns a stdout observer writing into d.
