@@ -3,6 +3,7 @@ package jsonguard
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -93,26 +94,39 @@ func AppendString(dst, lit []byte) []byte {
 // StringEnd does and appends its decoded contents to dst exactly as
 // AppendString(dst, b[i:end]) does (escapes resolved, invalid UTF-8 and
 // lone surrogates replaced by U+FFFD), returning the extended dst and the
-// index just past the closing quote. Runs of plain ASCII are found as
-// plainEnd finds them and appended whole; only escapes and
-// non-ASCII bytes are looked at one by one. ok is false for an invalid
-// literal: out is then dst (bytes past its length may have been written).
+// index just past the closing quote. Plain ASCII is copied as it is
+// scanned, a word at a time for the first literalWords words of a run
+// (a short run costs no call) and then as plainEnd finds it; only escapes
+// and non-ASCII bytes are looked at one by one. ok is false for an
+// invalid literal: out is then dst (bytes past its length, in its
+// capacity, may have been written).
 func AppendLiteral(dst, b []byte, i int) (out []byte, end int, ok bool) {
 	n0 := len(dst)
+	// d is dst's whole capacity, n the length decoded: a word is stored at
+	// d[n:] before it is known to be plain, so the bytes past n are
+	// scratch.
+	d, n := dst[:cap(dst)], n0
 	i++
-	s := i // the start of the run not yet appended
 	for {
-		// plainEnd in line (see StringEnd).
-		if i+8 <= len(b) {
+		if len(d)-n < 8*literalWords {
+			d = room(d, n, 8*literalWords)
+		}
+		for lim := min(len(b), i+8*literalWords); i+8 <= lim; {
+			// strSpecialMask marks quotes, backslashes and control bytes,
+			// x&highs the bytes >= 0x80 (see plainEnd).
 			x := binary.LittleEndian.Uint64(b[i:])
+			binary.LittleEndian.PutUint64(d[n:], x)
 			if m := strSpecialMask(x) | x&highs; m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
+				k := bits.TrailingZeros64(m) >> 3
+				i, n = i+k, n+k
 				goto special
 			}
-			i += 8
+			i, n = i+8, n+8
 		}
 		if i < len(b) {
-			i += indexSpecial(b[i:], true)
+			k := indexSpecial(b[i:], true)
+			d, n = put(d, n, b[i:i+k])
+			i += k
 		}
 	special:
 		if i >= len(b) {
@@ -120,25 +134,27 @@ func AppendLiteral(dst, b []byte, i int) (out []byte, end int, ok bool) {
 		}
 		switch c := b[i]; {
 		case c == '"':
-			return append(dst, b[s:i]...), i + 1, true
+			return d[:n], i + 1, true
 		case c == '\\':
-			dst = append(dst, b[s:i]...)
 			if i+1 >= len(b) {
 				return dst[:n0], 0, false
 			}
+			if len(d)-n < utf8.UTFMax {
+				d = room(d, n, utf8.UTFMax)
+			}
 			switch e := b[i+1]; e {
 			case '"', '\\', '/':
-				dst = append(dst, e)
+				d[n] = e
 			case 'b':
-				dst = append(dst, '\b')
+				d[n] = '\b'
 			case 'f':
-				dst = append(dst, '\f')
+				d[n] = '\f'
 			case 'n':
-				dst = append(dst, '\n')
+				d[n] = '\n'
 			case 'r':
-				dst = append(dst, '\r')
+				d[n] = '\r'
 			case 't':
-				dst = append(dst, '\t')
+				d[n] = '\t'
 			case 'u':
 				r, ok := Hex4(b[i+2:])
 				if !ok {
@@ -160,31 +176,52 @@ func AppendLiteral(dst, b []byte, i int) (out []byte, end int, ok bool) {
 						r = unicode.ReplacementChar
 					}
 				}
-				dst = utf8.AppendRune(dst, r)
-				s = i
+				n += utf8.EncodeRune(d[n:], r)
 				continue
 			default:
 				return dst[:n0], 0, false
 			}
-			i += 2
-			s = i
+			i, n = i+2, n+1
 		case c < 0x20:
 			return dst[:n0], 0, false
 		default:
 			// Non-ASCII, to the next ASCII byte: a valid sequence stays
 			// in the run, an invalid byte becomes U+FFFD (utf8.DecodeRune's
 			// reading, which is AppendValidUTF8's).
+			s := i
 			for i < len(b) && b[i] >= utf8.RuneSelf {
-				r, n := utf8.DecodeRune(b[i:])
-				if r == utf8.RuneError && n == 1 {
-					dst = append(dst, b[s:i]...)
-					dst = append(dst, "\uFFFD"...)
+				r, size := utf8.DecodeRune(b[i:])
+				if r == utf8.RuneError && size == 1 {
+					d, n = put(d, n, b[s:i])
+					d, n = put(d, n, []byte("\uFFFD"))
 					s = i + 1
 				}
-				i += n
+				i += size
 			}
+			d, n = put(d, n, b[s:i])
 		}
 	}
+}
+
+// literalWords is how many words of a plain run AppendLiteral scans and
+// copies itself before it hands the rest of the run to indexSpecial and
+// one copy: most deltas and names end within it, and a long run goes
+// faster the other way.
+const literalWords = 4
+
+// room returns d (see AppendLiteral: a buffer to its capacity, n bytes
+// of it decoded) with at least k bytes past n.
+func room(d []byte, n, k int) []byte {
+	d = slices.Grow(d[:n], k)
+	return d[:cap(d)]
+}
+
+// put copies p to d[n:] (see room) and returns d and the new length.
+func put(d []byte, n int, p []byte) ([]byte, int) {
+	if len(d)-n < len(p) {
+		d = room(d, n, len(p))
+	}
+	return d, n + copy(d[n:], p)
 }
 
 // PlainEnd returns the index of the first byte at or after i that is not
