@@ -124,6 +124,10 @@ type Emitter struct {
 	lastEvent string
 	lastKind  driver.StreamKind
 
+	// delta is the payload Delta sends: only the members it sets are
+	// ever set, so it is not zeroed afresh for every delta.
+	delta driver.StreamPayload
+
 	keep    bool // append items to the transcript (the driver contract)
 	opened  int
 	steps   []string // open step names, in order
@@ -270,14 +274,14 @@ func (e *Emitter) Event(ev driver.RunEvent) error {
 	return e.err
 }
 
-func (e *Emitter) send(p driver.StreamPayload) error {
+func (e *Emitter) send(p *driver.StreamPayload) error {
 	if e.err != nil {
 		return e.err
 	}
 	if !e.streaming {
 		return nil
 	}
-	if err := e.sink.EmitStream(p); err != nil {
+	if err := e.sink.EmitStream(*p); err != nil {
 		e.err = err
 		return err
 	}
@@ -297,7 +301,7 @@ func (e *Emitter) Start(runID, threadID, turnID string) error {
 	}
 	e.started = true
 	e.runID, e.threadID, e.turnID = runID, threadID, turnID
-	return e.send(driver.StreamPayload{Kind: driver.StreamRunStarted, RunID: runID, ThreadID: threadID, TurnID: turnID})
+	return e.send(&driver.StreamPayload{Kind: driver.StreamRunStarted, RunID: runID, ThreadID: threadID, TurnID: turnID})
 }
 
 func (e *Emitter) begin() error {
@@ -372,7 +376,7 @@ func (e *Emitter) open(f Family, scope, id string, tmpl driver.StreamPayload) (s
 	case Tool:
 		p.Kind, p.ToolCallID = driver.StreamToolCallStart, emitID
 	}
-	return emitID, e.send(p)
+	return emitID, e.send(&p)
 }
 
 // lifeSlab is how many lifecycles are allocated together: a long run opens
@@ -457,7 +461,9 @@ func (e *Emitter) Delta(f Family, scope, id, delta string) error {
 	if f == Reasoning {
 		kind = driver.StreamReasoningContent
 	}
-	return e.send(driver.StreamPayload{Kind: kind, ScopeID: scope, MessageID: emitID, Delta: delta})
+	p := &e.delta
+	p.Kind, p.ScopeID, p.MessageID, p.Delta = kind, scope, emitID, delta
+	return e.send(p)
 }
 
 // ToolArgs emits a tool-argument delta for an open tool call. It emits
@@ -471,7 +477,7 @@ func (e *Emitter) ToolArgs(scope, id, delta string) error {
 	if delta == "" || !e.cap.ToolCallArgs || l == nil || !l.open || l.completeArgs {
 		return nil
 	}
-	return e.send(driver.StreamPayload{Kind: driver.StreamToolCallArgs, ScopeID: scope, ToolCallID: l.emitID, Delta: delta, ParentScopeID: l.parentScope, ParentToolCallID: l.parentTool})
+	return e.send(&driver.StreamPayload{Kind: driver.StreamToolCallArgs, ScopeID: scope, ToolCallID: l.emitID, Delta: delta, ParentScopeID: l.parentScope, ParentToolCallID: l.parentTool})
 }
 
 // Close closes an open text, reasoning or tool lifecycle; result is the
@@ -538,7 +544,7 @@ func (e *Emitter) close(l *life, result map[string]any) error {
 		p.Kind, p.ToolCallID, p.Result = driver.StreamToolCallEnd, l.emitID, result
 		p.ParentScopeID, p.ParentToolCallID = l.parentScope, l.parentTool
 	}
-	return e.send(p)
+	return e.send(&p)
 }
 
 // IsOpen reports whether the provider id's lifecycle is open.
@@ -562,7 +568,7 @@ func (e *Emitter) ToolResult(scope, id string, result map[string]any) (bool, err
 	if !l.open {
 		defer e.release(l)
 	}
-	return true, e.send(driver.StreamPayload{Kind: driver.StreamToolCallResult, ScopeID: scope, ToolCallID: l.emitID, Result: result, ParentScopeID: l.parentScope, ParentToolCallID: l.parentTool})
+	return true, e.send(&driver.StreamPayload{Kind: driver.StreamToolCallResult, ScopeID: scope, ToolCallID: l.emitID, Result: result, ParentScopeID: l.parentScope, ParentToolCallID: l.parentTool})
 }
 
 // StepStarted opens a provider step (steps of one name may nest).
@@ -571,7 +577,7 @@ func (e *Emitter) StepStarted(name string) error {
 		return err
 	}
 	e.steps = append(e.steps, name)
-	return e.send(driver.StreamPayload{Kind: driver.StreamStepStarted, Name: name})
+	return e.send(&driver.StreamPayload{Kind: driver.StreamStepStarted, Name: name})
 }
 
 // StepFinished closes the most recent open step of that name; it is a no-op
@@ -583,7 +589,7 @@ func (e *Emitter) StepFinished(name string) error {
 	for i := len(e.steps) - 1; i >= 0; i-- {
 		if e.steps[i] == name {
 			e.steps = append(e.steps[:i], e.steps[i+1:]...)
-			return e.send(driver.StreamPayload{Kind: driver.StreamStepFinished, Name: name})
+			return e.send(&driver.StreamPayload{Kind: driver.StreamStepFinished, Name: name})
 		}
 	}
 	return nil
@@ -595,7 +601,7 @@ func (e *Emitter) HITLRequested(req driver.HITLRequestedPayload) error {
 	if err := e.begin(); err != nil || !e.cap.HITL {
 		return err
 	}
-	return e.send(driver.StreamPayload{Kind: driver.StreamHITLRequested, HITLRequested: &req})
+	return e.send(&driver.StreamPayload{Kind: driver.StreamHITLRequested, HITLRequested: &req})
 }
 
 // HITLResolved emits a hitl.resolved audit payload when the capability has
@@ -604,7 +610,7 @@ func (e *Emitter) HITLResolved(res driver.HITLResolvedPayload) error {
 	if err := e.begin(); err != nil || !e.cap.HITL {
 		return err
 	}
-	return e.send(driver.StreamPayload{Kind: driver.StreamHITLResolved, HITLResolved: &res})
+	return e.send(&driver.StreamPayload{Kind: driver.StreamHITLResolved, HITLResolved: &res})
 }
 
 // Dropped reports provider-side loss of n events.
@@ -618,7 +624,7 @@ func (e *Emitter) Dropped(n int, raw map[string]any) error {
 			r[k] = v
 		}
 	}
-	return e.send(driver.StreamPayload{Kind: driver.StreamDropped, Raw: r})
+	return e.send(&driver.StreamPayload{Kind: driver.StreamDropped, Raw: r})
 }
 
 // Custom emits a provider event that has no canonical kind, as the custom
@@ -638,7 +644,7 @@ func (e *Emitter) Custom(provider, event string, p driver.StreamPayload) error {
 	// Envelope fields belong to the host or to canonical kinds.
 	p.Sequence, p.Seq, p.Role, p.Timestamp = 0, 0, driver.RoleAssistant, time.Time{}
 	p.HITLRequested, p.HITLResolved = nil, nil
-	return e.send(p)
+	return e.send(&p)
 }
 
 // maxKinds bounds Emitter.kinds: events named by the input (unknown
@@ -703,7 +709,7 @@ func (e *Emitter) FinishWith(usage *driver.Usage, finish *driver.Finish, failure
 		}
 	}
 	for i := len(e.steps) - 1; i >= 0; i-- {
-		if err := e.send(driver.StreamPayload{Kind: driver.StreamStepFinished, Name: e.steps[i]}); err != nil {
+		if err := e.send(&driver.StreamPayload{Kind: driver.StreamStepFinished, Name: e.steps[i]}); err != nil {
 			return err
 		}
 	}
@@ -719,12 +725,12 @@ func (e *Emitter) FinishWith(usage *driver.Usage, finish *driver.Finish, failure
 			fin := *finish
 			p.Finish = &fin
 		}
-		return e.send(p)
+		return e.send(&p)
 	}
 	p := driver.StreamPayload{Kind: driver.StreamRunFinished, Usage: usage}
 	if finish != nil {
 		fin := *finish
 		p.Finish = &fin
 	}
-	return e.send(p)
+	return e.send(&p)
 }
