@@ -270,8 +270,8 @@ func TestCheckerBounded(t *testing.T) {
 	if len(r.Stream) != 0 {
 		t.Errorf("bounded: %v", r.Stream)
 	}
-	if s := k.stream; len(s.text)+len(s.reasoning) != 0 || len(s.tools) != maxAwaiting/2 {
-		t.Errorf("bounded: %d text, %d reasoning and %d tool lifecycles kept, want the %d without a result among the last calls closed", len(s.text), len(s.reasoning), len(s.tools), maxAwaiting/2)
+	if s := k.stream; len(s.text.m)+len(s.reasoning.m) != 0 || len(s.tools) != maxAwaiting/2 {
+		t.Errorf("bounded: %d text, %d reasoning and %d tool lifecycles kept, want the %d without a result among the last calls closed", len(s.text.m), len(s.reasoning.m), len(s.tools), maxAwaiting/2)
 	}
 	k, r = run(false)
 	var vs Violations
@@ -281,7 +281,7 @@ func TestCheckerBounded(t *testing.T) {
 	if want := []string{"EVT-03", "EVT-06", "EVT-05", "EVT-14"}; !reflect.DeepEqual(vs.Clauses(), want) {
 		t.Errorf("exact: %v, want the reused item_0 reported: %v", r.Stream, want)
 	}
-	if s := k.stream; len(s.text) != n || len(s.tools) != n {
-		t.Errorf("exact: %d text and %d tool lifecycles kept, want %d", len(s.text), len(s.tools), n)
+	if s := k.stream; len(s.text.m) != n || len(s.tools) != n {
+		t.Errorf("exact: %d text and %d tool lifecycles kept, want %d", len(s.text.m), len(s.tools), n)
 	}
 }

@@ -35,6 +35,48 @@ const (
 	lifeClosed
 )
 
+// lifeMap is the states of one family's text or reasoning lifecycles by
+// id, with the last one looked up held beside the map: a lifecycle's
+// payloads mostly come one after the other (start, content, end), so its
+// later payloads read and write the held entry, and the map is written
+// once per lifecycle, when another is looked up (against a lookup per
+// payload and a write per change of state). Everything that reads the map
+// whole flushes the held entry first.
+type lifeMap struct {
+	m     map[lifeKey]lifeState
+	last  lifeKey
+	st    lifeState // last's state
+	has   bool      // last is held
+	dirty bool      // st is not yet in m
+}
+
+// get returns k's state (0: never opened) and holds k.
+func (l *lifeMap) get(k lifeKey) lifeState {
+	if l.has && l.last == k {
+		return l.st
+	}
+	l.flush()
+	l.last, l.st, l.has = k, l.m[k], true
+	return l.st
+}
+
+// set sets the state of k, the key get last returned.
+func (l *lifeMap) set(st lifeState) { l.st, l.dirty = st, true }
+
+// forget removes the key get last returned.
+func (l *lifeMap) forget() {
+	delete(l.m, l.last)
+	l.has, l.dirty = false, false
+}
+
+// flush writes the held entry to m.
+func (l *lifeMap) flush() {
+	if l.dirty {
+		l.m[l.last] = l.st
+		l.dirty = false
+	}
+}
+
 type toolState struct {
 	state        lifeState
 	completeArgs bool
@@ -50,11 +92,17 @@ type streamState struct {
 
 	started    bool
 	terminalAt int
-	text       map[lifeKey]lifeState
-	reasoning  map[lifeKey]lifeState
+	text       lifeMap
+	reasoning  lifeMap
 	tools      map[lifeKey]*toolState
-	steps      map[string]int
-	capFlagged map[string]bool
+	// lastTool is the tool call looked up last (lastToolKey), held as
+	// lifeMap holds its last: pending says it is not yet in tools.
+	lastTool    *toolState
+	lastToolKey lifeKey
+	hasTool     bool
+	pending     bool
+	steps       map[string]int
+	capFlagged  map[string]bool
 
 	// bounded (Checker.Bounded) forgets a lifecycle once it is
 	// over; awaiting holds the last maxAwaiting tool calls closed without
@@ -81,8 +129,8 @@ func newStreamState(capability driver.StreamCapability) *streamState {
 	return &streamState{
 		cap:        capability,
 		terminalAt: -1,
-		text:       map[lifeKey]lifeState{},
-		reasoning:  map[lifeKey]lifeState{},
+		text:       lifeMap{m: map[lifeKey]lifeState{}},
+		reasoning:  lifeMap{m: map[lifeKey]lifeState{}},
 		tools:      map[lifeKey]*toolState{},
 		steps:      map[string]int{},
 		capFlagged: map[string]bool{},
@@ -134,11 +182,11 @@ func (s *streamState) feed(i int, p *driver.StreamPayload) {
 			s.terminalAt = i
 		}
 	case driver.StreamTextStart, driver.StreamTextContent, driver.StreamTextEnd:
-		s.message(i, p, s.text, "EVT-03", "EVT-04", "text", driver.StreamTextStart, driver.StreamTextContent)
+		s.message(i, p, &s.text, "EVT-03", "EVT-04", "text", driver.StreamTextStart, driver.StreamTextContent)
 	case driver.StreamReasoningStart, driver.StreamReasoningContent, driver.StreamReasoningEnd:
-		s.message(i, p, s.reasoning, "EVT-06", "EVT-06", "reasoning", driver.StreamReasoningStart, driver.StreamReasoningContent)
+		s.message(i, p, &s.reasoning, "EVT-06", "EVT-06", "reasoning", driver.StreamReasoningStart, driver.StreamReasoningContent)
 	case driver.StreamToolCallStart, driver.StreamToolCallArgs, driver.StreamToolCallEnd, driver.StreamToolCallResult:
-		s.tool(i, p)
+		s.toolPayload(i, p)
 	case driver.StreamStepStarted, driver.StreamStepFinished:
 		if p.Name == "" {
 			c.add("EVT-07", i, "%s without a Name", p.Kind)
@@ -190,14 +238,13 @@ func (s *streamState) checkCapability(i int, p *driver.StreamPayload) {
 	}
 }
 
-func (s *streamState) message(i int, p *driver.StreamPayload, m map[lifeKey]lifeState, clause, deltaClause, family string, start, content driver.StreamKind) {
+func (s *streamState) message(i int, p *driver.StreamPayload, m *lifeMap, clause, deltaClause, family string, start, content driver.StreamKind) {
 	c := &s.c
 	if p.MessageID == "" {
 		c.add(clause, i, "%s without a MessageID", p.Kind)
 		return
 	}
-	k := lifeKey{p.ScopeID, p.MessageID}
-	st := m[k]
+	st := m.get(lifeKey{p.ScopeID, p.MessageID})
 	switch p.Kind {
 	case start:
 		switch st {
@@ -206,7 +253,7 @@ func (s *streamState) message(i int, p *driver.StreamPayload, m map[lifeKey]life
 		case lifeClosed:
 			c.add(clause, i, "%s %q reopened after its end", p.Kind, p.MessageID)
 		default:
-			m[k] = lifeOpen
+			m.set(lifeOpen)
 		}
 	case content:
 		if st != lifeOpen {
@@ -220,21 +267,47 @@ func (s *streamState) message(i int, p *driver.StreamPayload, m map[lifeKey]life
 		case st != lifeOpen:
 			c.add(clause, i, "%s for %s %q that is not open", p.Kind, family, p.MessageID)
 		case s.bounded:
-			delete(m, k)
+			m.forget()
 		default:
-			m[k] = lifeClosed
+			m.set(lifeClosed)
 		}
 	}
 }
 
-func (s *streamState) tool(i int, p *driver.StreamPayload) {
+// tool returns the tool call of k (nil: never started) and holds k.
+func (s *streamState) tool(k lifeKey) *toolState {
+	if s.hasTool && s.lastToolKey == k {
+		return s.lastTool
+	}
+	s.flushTool()
+	s.lastToolKey, s.lastTool, s.hasTool = k, s.tools[k], true
+	return s.lastTool
+}
+
+// flushTool writes the held tool call to tools.
+func (s *streamState) flushTool() {
+	if s.pending {
+		s.tools[s.lastToolKey] = s.lastTool
+		s.pending = false
+	}
+}
+
+// flush writes every held lifecycle to its map, for what reads the maps
+// whole.
+func (s *streamState) flush() {
+	s.text.flush()
+	s.reasoning.flush()
+	s.flushTool()
+}
+
+func (s *streamState) toolPayload(i int, p *driver.StreamPayload) {
 	c := &s.c
 	if p.ToolCallID == "" {
 		c.add("EVT-05", i, "%s without a ToolCallID", p.Kind)
 		return
 	}
 	k := lifeKey{p.ScopeID, p.ToolCallID}
-	t := s.tools[k]
+	t := s.tool(k)
 	if t != nil && (p.ParentScopeID != t.parentScope || p.ParentToolCallID != t.parentToolID) {
 		c.add("EVT-14", i, "%s %q changes its parent coordinates from (%q, %q) to (%q, %q)", p.Kind, p.ToolCallID, t.parentScope, t.parentToolID, p.ParentScopeID, p.ParentToolCallID)
 	}
@@ -250,7 +323,8 @@ func (s *streamState) tool(i int, p *driver.StreamPayload) {
 			c.add("EVT-05", i, "tool_call.start %q: the id was already started at #%d", p.ToolCallID, t.firstPayload)
 			return
 		}
-		s.tools[k] = &toolState{state: lifeOpen, completeArgs: p.Args != nil, parentScope: p.ParentScopeID, parentToolID: p.ParentToolCallID, firstPayload: i}
+		s.lastTool = &toolState{state: lifeOpen, completeArgs: p.Args != nil, parentScope: p.ParentScopeID, parentToolID: p.ParentToolCallID, firstPayload: i}
+		s.pending = true
 	case driver.StreamToolCallArgs:
 		switch {
 		case t == nil || t.state != lifeOpen:
@@ -290,9 +364,12 @@ func (s *streamState) tool(i int, p *driver.StreamPayload) {
 // calls, and the oldest of them is forgotten.
 func (s *streamState) over(k lifeKey, t *toolState) {
 	if t.resulted {
+		// k is the one held (over follows its lookup).
 		delete(s.tools, k)
+		s.hasTool, s.pending = false, false
 		return
 	}
+	s.flushTool()
 	a := awaitingTool{k, t}
 	if len(s.awaiting) < maxAwaiting {
 		s.awaiting = append(s.awaiting, a)
@@ -301,6 +378,9 @@ func (s *streamState) over(k lifeKey, t *toolState) {
 	old := s.awaiting[s.next]
 	if s.tools[old.k] == old.t {
 		delete(s.tools, old.k)
+		if s.hasTool && s.lastToolKey == old.k {
+			s.hasTool = false
+		}
 	}
 	s.awaiting[s.next] = a
 	s.next = (s.next + 1) % maxAwaiting
@@ -308,6 +388,7 @@ func (s *streamState) over(k lifeKey, t *toolState) {
 
 // closeAll reports every lifecycle still open at the terminal (EVT-11).
 func (s *streamState) closeAll(at int) {
+	s.flush()
 	report := func(family string, keys []lifeKey) {
 		slices.SortFunc(keys, func(a, b lifeKey) int { return cmp.Or(cmp.Compare(a.scope, b.scope), cmp.Compare(a.id, b.id)) })
 		for _, k := range keys {
@@ -327,8 +408,8 @@ func (s *streamState) closeAll(at int) {
 		}
 		return keys
 	}
-	report("text", open(s.text))
-	report("reasoning", open(s.reasoning))
+	report("text", open(s.text.m))
+	report("reasoning", open(s.reasoning.m))
 	var tools []lifeKey
 	for k, t := range s.tools {
 		if t.state == lifeOpen {
