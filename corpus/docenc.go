@@ -26,7 +26,14 @@ type docEnc struct {
 	scratch bytes.Buffer
 	enc     *json.Encoder
 	itemAt  [2]int   // where the last event's item is in buf
-	keys    []string // anyMap's key stack
+	keys    []string // strMap's key stack
+	members []member // anyMap's member stack
+}
+
+// member is one member of a map being written.
+type member struct {
+	k string
+	v any
 }
 
 // fallback appends v as encoding/json indents it at depth d.
@@ -50,47 +57,85 @@ func (e *docEnc) fallback(v any, d int) error {
 
 // obj tracks the members of one object being written at depth d.
 type obj struct {
-	e *docEnc
-	d int
-	n int
+	e   *docEnc
+	d   int
+	n   int
+	sep *seps
 }
 
-func (e *docEnc) open(d int) obj { return obj{e: e, d: d} }
+// seps is the text before a member's name in an object at one depth, the
+// name's opening quote included: before the first member ("{", a newline
+// and the indentation of the members, `"`) and before the others (","
+// in place of "{"). compact has the same without newlines, indentation or the space. end closes an object
+// that has members (a newline, the object's indentation, "}").
+type seps struct{ first, next, end string }
+
+var (
+	compactSeps = seps{first: `{"`, next: `,"`, end: "}"}
+	// indentSeps are the seps of the objects at depths below its length,
+	// made once.
+	indentSeps [16]seps
+)
+
+func init() {
+	for d := range indentSeps {
+		indentSeps[d] = newSeps(d)
+	}
+}
+
+func (e *docEnc) open(d int) obj {
+	o := obj{e: e, d: d}
+	switch {
+	case e.compact:
+		o.sep = &compactSeps
+	case d < len(indentSeps):
+		o.sep = &indentSeps[d]
+	default:
+		sep := newSeps(d)
+		o.sep = &sep
+	}
+	return o
+}
+
+// newSeps returns the seps of an indented object at depth d.
+func newSeps(d int) seps {
+	in := "\n" + strings.Repeat("  ", d+1) + `"`
+	return seps{first: "{" + in, next: "," + in, end: "\n" + strings.Repeat("  ", d) + "}"}
+}
 
 // key starts a member named by one of the document's own member names,
 // which need no escaping (plain ASCII, written as they are).
 func (o *obj) key(k string) {
-	o.next()
 	e := o.e
-	e.buf = append(e.buf, '"')
+	if o.n == 0 {
+		e.buf = append(e.buf, o.sep.first...)
+	} else {
+		e.buf = append(e.buf, o.sep.next...)
+	}
+	o.n++
 	e.buf = append(e.buf, k...)
-	e.buf = append(e.buf, '"', ':')
-	if !e.compact {
-		e.buf = append(e.buf, ' ')
+	if e.compact {
+		e.buf = append(e.buf, '"', ':')
+	} else {
+		e.buf = append(e.buf, '"', ':', ' ')
 	}
 }
 
 // quotedKey starts a member named by any string (a JSON value's key).
 func (o *obj) quotedKey(k string) {
-	o.next()
 	e := o.e
-	e.buf = appendQuoted(e.buf, k)
-	e.buf = append(e.buf, ':')
-	if !e.compact {
-		e.buf = append(e.buf, ' ')
-	}
-}
-
-// next opens the object or ends the previous member, and indents.
-func (o *obj) next() {
-	e := o.e
+	sep := o.sep.next
 	if o.n == 0 {
-		e.buf = append(e.buf, '{')
-	} else {
-		e.buf = append(e.buf, ',')
+		sep = o.sep.first
 	}
 	o.n++
-	e.newline(o.d + 1)
+	// The separator's quote is the name's opening one.
+	e.buf = appendQuotedAfter(e.buf, sep, k)
+	if e.compact {
+		e.buf = append(e.buf, ':')
+	} else {
+		e.buf = append(e.buf, ':', ' ')
+	}
 }
 
 func (o *obj) str(k, v string) {
@@ -110,8 +155,7 @@ func (o *obj) close() {
 		e.buf = append(e.buf, '{', '}')
 		return
 	}
-	e.newline(o.d)
-	e.buf = append(e.buf, '}')
+	e.buf = append(e.buf, o.sep.end...)
 }
 
 // indent is a newline and the indentation of the depths newline writes
@@ -339,23 +383,30 @@ func (e *docEnc) anyMap(m map[string]any, d int) error {
 		e.buf = append(e.buf, "null"...)
 		return nil
 	}
-	// The keys go on a stack shared by the maps being written (a nested
-	// map's keys above its parent's), so that no map allocates its own.
-	base := len(e.keys)
-	for k := range m {
-		e.keys = append(e.keys, k)
+	// The members go on a stack shared by the maps being written (a
+	// nested map's above its parent's), so that no map allocates its own,
+	// each with its value: one iteration of m, no lookup.
+	base := len(e.members)
+	for k, v := range m {
+		e.members = append(e.members, member{k, v})
 	}
-	slices.Sort(e.keys[base:])
-	defer func() { e.keys = e.keys[:base] }()
+	if len(m) > 1 {
+		slices.SortFunc(e.members[base:], func(a, b member) int { return strings.Compare(a.k, b.k) })
+	}
 	o := e.open(d)
 	for i := base; i < base+len(m); i++ {
-		k := e.keys[i]
-		o.quotedKey(k)
-		if err := e.any(m[k], d+1); err != nil {
+		mb := &e.members[i]
+		o.quotedKey(mb.k)
+		if err := e.any(mb.v, d+1); err != nil {
+			clear(e.members[base:])
+			e.members = e.members[:base]
 			return err
 		}
 	}
 	o.close()
+	// Cleared, so that the stack keeps no value alive.
+	clear(e.members[base:])
+	e.members = e.members[:base]
 	return nil
 }
 
@@ -422,14 +473,25 @@ const hexDigits = "0123456789abcdef"
 
 // appendQuoted is encoding/json's text of s without HTML escaping:
 // invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func appendQuoted(dst []byte, s string) []byte {
-	dst = append(dst, '"')
+func appendQuoted(dst []byte, s string) []byte { return appendQuotedAfter(dst, `"`, s) }
+
+// appendQuotedAfter appends before, which ends with the opening quote,
+// and the rest of appendQuoted's text of s. A string of plain ASCII (the
+// ids, kinds and most text of a run) is one copy.
+func appendQuotedAfter(dst []byte, before, s string) []byte {
 	b := stringBytes(s)
+	i := jsonguard.PlainEnd(b, 0)
+	if i == len(s) {
+		n := len(dst)
+		dst = slices.Grow(dst, len(before)+len(s)+1)[:n+len(before)+len(s)+1]
+		copy(dst[n:], before)
+		copy(dst[n+len(before):], s)
+		dst[len(dst)-1] = '"'
+		return dst
+	}
+	dst = append(dst, before...)
 	start := 0
-	for i := 0; i < len(s); {
-		if i = jsonguard.PlainEnd(b, i); i == len(s) {
-			break
-		}
+	for ; i < len(s); i = jsonguard.PlainEnd(b, i) {
 		if c := s[i]; c < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch c {

@@ -253,3 +253,27 @@ func TestEventLinesMatchEncodingJSON(t *testing.T) {
 		}
 	})
 }
+
+// TestDocEncDeep: objects nested past the depths whose separators are
+// made once (indentSeps) are encoding/json's text too, indented and
+// compact.
+func TestDocEncDeep(t *testing.T) {
+	var v any = map[string]any{"leaf": "x\n", "n": 1.5}
+	for i := range 2*len(indentSeps) + 3 {
+		v = map[string]any{"a": []any{"é", v}, "k" + strings.Repeat("\"", i%2): i}
+	}
+	for _, compact := range []bool{false, true} {
+		e := docEnc{compact: compact}
+		if err := e.any(v, 1); err != nil {
+			t.Fatal(err)
+		}
+		w, _ := want(v, 1)
+		if compact {
+			b, _ := json.Marshal(v)
+			w = string(b)
+		}
+		if string(e.buf) != w {
+			t.Fatalf("compact %v:\n got %q\nwant %q", compact, e.buf, w)
+		}
+	}
+}
