@@ -196,34 +196,41 @@ func (sh *fastShape) learn(d []byte, ev *event, notes *fastNotes) bool {
 
 // replay fills ev, reset, from the event Match took last, as fastRead
 // would read it; it reports false (ev then unspecified) when a candidate's
-// index there is not one fastCandidate takes.
-func (sh *fastShape) replay(ev *event) bool {
+// index there is not one fastCandidate takes. warm says that the
+// candidates in ev's storage are the shape's, as the last replay left
+// them (event.replayed), so that only the spans are to be set.
+func (sh *fastShape) replay(ev *event, warm bool) bool {
 	cands := ev.candidates[:0]
-	for _, sc := range sh.cands {
-		if len(cands) < cap(cands) {
-			cands = cands[:len(cands)+1]
-		} else {
-			cands = append(cands, candidate{})
-		}
-		c := &cands[len(cands)-1]
-		parts, extras := c.parts[:0], c.extras[:0]
-		for _, sp := range sc.parts {
-			if len(parts) < cap(parts) {
-				parts = parts[:len(parts)+1]
+	if warm {
+		cands = cands[:len(sh.cands)]
+	} else {
+		for k := range sh.cands {
+			if len(cands) < cap(cands) {
+				cands = cands[:k+1]
 			} else {
-				parts = append(parts, part{})
+				cands = append(cands, candidate{})
 			}
-			p := &parts[len(parts)-1]
-			pe := p.extras[:0]
-			*p = sp
-			p.extras = pe
+			sc, c := &sh.cands[k], &cands[k]
+			parts, extras := c.parts[:0], c.extras[:0]
+			for j := range sc.parts {
+				if len(parts) < cap(parts) {
+					parts = parts[:j+1]
+				} else {
+					parts = append(parts, part{})
+				}
+				p := &parts[j]
+				pe := p.extras[:0]
+				*p = sc.parts[j]
+				p.extras = pe
+			}
+			*c = *sc
+			c.parts, c.extras = parts, extras
 		}
-		*c = sc
-		c.parts, c.extras = parts, extras
 	}
 	ev.candidates, ev.candidatesRaw, ev.hasUsage = cands, sh.hasCands, sh.hasUsage
 	f := tailFields(ev)
-	for _, x := range sh.spans {
+	for k := range sh.spans {
+		x := &sh.spans[k]
 		b := sh.s.Slice(x.sp)
 		switch x.kind {
 		case noteText:
@@ -260,14 +267,16 @@ func tailFields(ev *event) [4]*[]byte {
 // of ev's shapes matches is replayed from it (fastShapes); any other is
 // read (fastRead).
 func fastEvent(d []byte, ev *event) (ok bool) {
+	replayed := ev.replayed
 	ev.reset()
 	shs := ev.shapes
 	shs.tick++
 	for k := range fastShapeSlots {
 		j := (shs.last + k) % fastShapeSlots
 		if sh := &shs.s[j]; sh.s.Match(d) {
-			if sh.replay(ev) {
+			if sh.replay(ev, replayed == j+1) {
 				shs.last, sh.used, shs.misses = j, shs.tick, 0
+				ev.replayed = j + 1
 				return true
 			}
 			ev.reset()

@@ -19,7 +19,7 @@ import (
 var eventOpts = cmp.Options{
 	cmp.AllowUnexported(event{}, candidate{}, part{}, functionCall{}, apiError{}, member{}),
 	cmpopts.EquateEmpty(),
-	cmpopts.IgnoreFields(event{}, "texts", "usageMemo", "tail", "shapes"),
+	cmpopts.IgnoreFields(event{}, "texts", "usageMemo", "tail", "shapes", "replayed"),
 }
 
 // sameAsSlow feeds the event data lines to fastEvent and to the slow path

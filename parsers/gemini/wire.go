@@ -62,6 +62,12 @@ type event struct {
 	tail *fastTail
 	// shapes are fastEvent's shapes of whole events; reset keeps them.
 	shapes *fastShapes
+	// replayed is the shape (its index in shapes, plus one) that the last
+	// reading was replayed from, whose candidates the storage of
+	// candidates then holds but for the spans; 0 after any other reading.
+	// reset clears it: every reading starts with a reset, and fastEvent
+	// looks at it before.
+	replayed int
 }
 
 // usage is usageMetadata's counts; has says which were present.
