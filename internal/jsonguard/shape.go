@@ -19,9 +19,14 @@ import "bytes"
 type Shape struct {
 	prev  []byte // the remembered value
 	holes []int  // per string value of prev: its start (the quote) and end
-	same  []bool // per string value: whether the last Match found it as it was
-	at    []int  // as holes, for the value Match took last
-	cur   []byte // that value
+	// chg are the string values (their start's index in holes) that the
+	// last value Match took held with other bytes than prev, in order;
+	// Match compares the bytes from one to the next in one run and
+	// validates them in place. nchg is its scratch, swapped in when it
+	// takes a value.
+	chg, nchg []int
+	at        []int  // as holes, for the value Match took last
+	cur       []byte // that value
 }
 
 // Learn remembers b, a whole valid JSON value (one that a strict reader
@@ -31,7 +36,7 @@ type Shape struct {
 // takes nothing.
 func (s *Shape) Learn(b []byte, numbers bool) {
 	s.prev = append(s.prev[:0], b...)
-	s.holes, s.cur = s.holes[:0], nil
+	s.holes, s.chg, s.cur = s.holes[:0], s.chg[:0], nil
 	for i := 0; i < len(b); {
 		switch c := b[i]; {
 		case c == '"':
@@ -64,85 +69,99 @@ func (s *Shape) Learn(b []byte, numbers bool) {
 		}
 	}
 	s.at = append(s.at[:0], s.holes...)
-	s.same = s.same[:0]
-	for range len(s.holes) / 2 {
-		s.same = append(s.same, true)
-	}
 }
 
 // Match reports whether b is the remembered value with its varying values
 // replaced by valid ones (a string literal validated as [StringEnd] does,
 // a number as [StrictNumber] reads it); when it is, Slice refers to b
-// until the next Match or Learn. The values that the last Match found
-// unchanged are compared with the bytes around them in one run; the
-// others are validated in place.
+// until the next Match or Learn. The bytes from one value that the last
+// value Match took held changed to the next are compared in one run;
+// those values are validated in place.
 func (s *Shape) Match(b []byte) bool {
 	s.cur = nil
 	if len(s.prev) == 0 {
 		return false
 	}
+	nc := s.nchg[:0]
 	i, o, k0 := 0, 0, 0 // b[i:] is to match prev[o:]; holes from k0 on are not placed yet
-	for k := 0; ; k += 2 {
-		if k < len(s.holes) && s.same[k/2] {
-			continue // compared in the run that ends at the next hole that changed
-		}
-		hs := len(s.prev)
-		if k < len(s.holes) {
+	for r := 0; ; r++ {
+		hs, k := len(s.prev), len(s.holes)
+		if r < len(s.chg) {
+			k = s.chg[r]
 			hs = s.holes[k]
 		}
 		n := hs - o
 		if len(b)-i < n || string(b[i:i+n]) != string(s.prev[o:hs]) {
-			return s.matchFrom(b, i, o, k0)
+			return s.matchFrom(b, i, o, k0, nc)
 		}
-		for ; k0 < k; k0 += 2 {
-			s.at[k0], s.at[k0+1] = s.holes[k0]+i-o, s.holes[k0+1]+i-o
+		for d := i - o; k0 < k; k0 += 2 {
+			s.at[k0], s.at[k0+1] = s.holes[k0]+d, s.holes[k0+1]+d
 		}
 		i += n
 		if k == len(s.holes) {
 			if i != len(b) {
 				return false
 			}
-			s.cur = b
+			s.take(b, nc)
 			return true
 		}
 		e := s.hole(b, i, k)
 		if e < 0 {
 			return false
 		}
+		if s.changed(b, i, e, k) {
+			nc = append(nc, k)
+		}
 		i, o, k0 = e, s.holes[k+1], k+2
 	}
 }
 
-// matchFrom is Match from b[i] and prev[o] on, hole by hole from hole k.
-func (s *Shape) matchFrom(b []byte, i, o, k int) bool {
+// matchFrom is Match from b[i] and prev[o] on, hole by hole from hole k,
+// with nc the changed holes before.
+func (s *Shape) matchFrom(b []byte, i, o, k int, nc []int) bool {
 	for ; k < len(s.holes); k += 2 {
 		lit := s.prev[o:s.holes[k]]
 		if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != string(lit) {
 			return false
 		}
-		e := s.hole(b, i+len(lit), k)
+		hs := i + len(lit)
+		e := s.hole(b, hs, k)
 		if e < 0 {
 			return false
+		}
+		if s.changed(b, hs, e, k) {
+			nc = append(nc, k)
 		}
 		i, o = e, s.holes[k+1]
 	}
 	if string(b[i:]) != string(s.prev[o:]) {
 		return false
 	}
-	s.cur = b
+	s.take(b, nc)
 	return true
+}
+
+// take makes b, with nc its changed holes, the value Match took.
+func (s *Shape) take(b []byte, nc []int) {
+	s.chg, s.nchg = nc, s.chg
+	s.cur = b
+}
+
+// changed reports whether b[i:e], the value for hole k, differs from the
+// remembered one.
+func (s *Shape) changed(b []byte, i, e, k int) bool {
+	return string(b[i:e]) != string(s.prev[s.holes[k]:s.holes[k+1]])
 }
 
 // hole validates the value at b[i] that stands for hole k (a string or a
 // number, as the remembered one) and places it; it returns its end, or
 // -1.
 func (s *Shape) hole(b []byte, i, k int) int {
-	hs, he := s.holes[k], s.holes[k+1]
 	if i >= len(b) {
 		return -1
 	}
 	var e int
-	if s.prev[hs] == '"' {
+	if s.prev[s.holes[k]] == '"' {
 		if b[i] != '"' {
 			return -1
 		}
@@ -154,7 +173,6 @@ func (s *Shape) hole(b []byte, i, k int) int {
 	} else if e = StrictNumber(b, i); e < 0 {
 		return -1
 	}
-	s.same[k/2] = e-i == he-hs && string(b[i:e]) == string(s.prev[hs:he])
 	s.at[k], s.at[k+1] = i, e
 	return e
 }
