@@ -756,8 +756,8 @@ func (p *Parser) functionCall(c *candState, pt *part) error {
 		}
 		return p.partialArgs(s, fc.partialArgs)
 	}
-	args := map[string]any{}
-	var input any = args
+	var args map[string]any
+	var input any
 	if fc.args != nil {
 		if m := decodeObject(fc.args); m != nil {
 			args, input = m, m
@@ -766,6 +766,12 @@ func (p *Parser) functionCall(c *candState, pt *part) error {
 			// the call keeps its raw value and is marked.
 			p.markMalformed("functionCall " + fc.name + " args is not an object")
 			input = decodeAny(fc.args)
+		}
+	}
+	if args == nil {
+		args = map[string]any{}
+		if fc.args == nil {
+			input = args
 		}
 	}
 	if fc.partialArgs != nil {
@@ -874,12 +880,12 @@ func (p *Parser) executableCode(c *candState, pt *part) error {
 	if id == "" {
 		id = c.prefix + "code-" + strconv.Itoa(c.codes)
 	}
-	args := map[string]any{}
-	for k, v := range m {
-		if k != "id" {
-			args[k] = v
-		}
+	// The decoded part is ours: its members but the id are the Args.
+	args := m
+	if args == nil {
+		args = map[string]any{}
 	}
+	delete(args, "id")
 	if _, err := p.em.OpenServerTool("", id, CodeExecutionTool, args, map[string]any{"type": "executableCode"}); err != nil {
 		return err
 	}
@@ -917,21 +923,26 @@ func (p *Parser) codeResult(c *candState, pt *part) error {
 	}
 	id = c.openCode[k]
 	c.openCode = append(c.openCode[:k], c.openCode[k+1:]...)
-	result := map[string]any{}
-	for k, v := range m {
-		if k != "id" {
-			result[k] = v
-		}
+	// The outcome as decoded (a string, else ""), kept in Data as it is.
+	outcomeV := m["outcome"]
+	outcome, ok := outcomeV.(string)
+	if !ok {
+		outcomeV = ""
 	}
+	output, _ := m["output"].(string)
+	// The decoded part is ours: its members but the id are the Result.
+	result := m
+	if result == nil {
+		result = map[string]any{}
+	}
+	delete(result, "id")
 	result["provider_executed"] = true
 	if err := p.em.Close(emit.Tool, "", id, result); err != nil {
 		return err
 	}
-	outcome, _ := m["outcome"].(string)
-	output, _ := m["output"].(string)
 	return p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptToolResult, ToolUseID: id, ToolName: CodeExecutionTool,
 		Text: output, IsError: outcome != "" && outcome != "OUTCOME_OK",
-		Data: map[string]any{"outcome": outcome, "provider_executed": true}})
+		Data: map[string]any{"outcome": outcomeV, "provider_executed": true}})
 }
 
 // malformedData keeps data that is not a GenerateContentResponse as a
