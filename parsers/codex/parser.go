@@ -338,13 +338,23 @@ func (p *Parser) FeedError(err error) error {
 
 // untyped handles a line that is not an object with a string "type".
 func (p *Parser) untyped(f ndjson.Frame) error {
-	if err := jsonguard.Check(f.Data, 0); err != nil {
+	if err := p.check(f); err != nil {
 		if i := firstNonSpace(f.Data); i < len(f.Data) && f.Data[i] != '{' && f.Data[i] != '[' {
 			return p.malformedLine(f, "not JSON")
 		}
 		return p.malformedLine(f, "invalid JSON: "+err.Error())
 	}
 	return p.malformedLine(f, "JSON value without a string \"type\"")
+}
+
+// check is jsonguard.Check of the line, which Feed's one-pass walk has
+// already done when it took the line (p.fast): it validates as Check
+// does, within the same depth.
+func (p *Parser) check(f ndjson.Frame) error {
+	if p.fast {
+		return nil
+	}
+	return jsonguard.Check(f.Data, 0)
 }
 
 func firstNonSpace(b []byte) int {
@@ -431,7 +441,7 @@ func (p *Parser) undecodable(f ndjson.Frame, err error) error {
 // payload codex/<type> with the whole event in Raw (no transcript item). It is counted, not malformed: codex adds event types
 // over time (item.plan.delta, request_user_input, ...).
 func (p *Parser) unknownEvent(f ndjson.Frame, typ string) error {
-	if err := jsonguard.Check(f.Data, 0); err != nil {
+	if err := p.check(f); err != nil {
 		return p.malformedLine(f, "invalid JSON: "+err.Error())
 	}
 	if !p.opts.Streaming {

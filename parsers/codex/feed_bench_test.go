@@ -1,0 +1,92 @@
+package codex
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/ndjson"
+)
+
+// feedStreams are bench/e2e's codex shapes at a size callgrind runs in
+// seconds: the tool-success capture's items repeated with their ids given
+// the suffix "-r<n>" in repetition n, as bench/e2e's replicate does
+// ("small"), and its two hostile streams, lines of an unknown type
+// ("unknown") and todo_list updates of one item ("todo").
+func feedStreams(b *testing.B) map[string][]byte {
+	capture, err := os.ReadFile(filepath.Join(corpusRoot, "codex@0.169.0", "tool-success", "stdout"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ls := strings.SplitAfter(strings.TrimSuffix(string(capture), "\n"), "\n")
+	head, mid, foot := strings.Join(ls[:2], ""), strings.Join(ls[2:len(ls)-1], ""), ls[len(ls)-1]+"\n"
+	var small bytes.Buffer
+	small.WriteString(head)
+	for n := range 2000 {
+		if n == 0 {
+			small.WriteString(mid)
+			continue
+		}
+		r := strings.NewReplacer(`"item_0"`, `"item_0-r`+strconv.Itoa(n)+`"`, `"item_1"`, `"item_1-r`+strconv.Itoa(n)+`"`)
+		r.WriteString(&small, mid)
+	}
+	small.WriteString(foot)
+	hostile := func(header, line string) []byte {
+		var out bytes.Buffer
+		out.WriteString(lThread + "\n" + lTurn + "\n" + header)
+		for range 20000 {
+			out.WriteString(line + "\n")
+		}
+		out.WriteString(lDone + "\n")
+		return out.Bytes()
+	}
+	return map[string][]byte{
+		"small":   small.Bytes(),
+		"unknown": hostile("", `{"type":"x"}`),
+		"todo": hostile(`{"type":"item.started","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":false}]}}`+"\n",
+			`{"type":"item.updated","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":false},{"text":"b","completed":true}]}}`),
+	}
+}
+
+// nopSink keeps nothing, as bench/e2e's Feed contender's sink.
+type nopSink struct{}
+
+func (nopSink) Emit(driver.RunEvent) error            { return nil }
+func (nopSink) EmitStream(driver.StreamPayload) error { return nil }
+
+// BenchmarkFeed is bench/e2e's Feed contender (framing without the tee,
+// Feed, Finish, streaming on) over feedStreams.
+func BenchmarkFeed(b *testing.B) {
+	streams := feedStreams(b)
+	for _, name := range []string{"small", "unknown", "todo"} {
+		data := streams[name]
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				p := New(nopSink{}, Options{Streaming: true})
+				r := ndjson.NewReader(bytes.NewReader(data), ndjson.Options{})
+				for {
+					f, err := r.Next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := p.Feed(f); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if resp, err := p.Finish(Outcome{}); err != nil || !resp.Checkpoint.Valid {
+					b.Fatalf("err %v checkpoint %+v", err, resp.Checkpoint)
+				}
+			}
+		})
+	}
+}
