@@ -241,6 +241,27 @@ func literal(b []byte, v int, lit string) bool {
 // above); ev is then in an unspecified state and the caller must reset it
 // and use Type and Decode.
 func fastEvent(b []byte, ev *wireItemEvent) (typ []byte, typOK, fast bool) {
+	return walkEvent(b, ev, nil)
+}
+
+// walkRecord is where walkEvent found what it read, for learning the line
+// as a shape (itemShapes.learn): the "type" literal (start and end; end 0
+// when "type" is absent or not a string), whether "item" is an object,
+// and the item fields it decoded, in order, with their values (start and
+// end). reset readies it for a line.
+type walkRecord struct {
+	typ    [2]int
+	item   bool
+	n      int
+	fields [fCount]itemField
+	at     [fCount][2]int
+}
+
+func (r *walkRecord) reset() { r.typ, r.item, r.n = [2]int{}, false, 0 }
+
+// walkEvent is fastEvent, recording in rec (when not nil) where it found
+// what it read.
+func walkEvent(b []byte, ev *wireItemEvent, rec *walkRecord) (typ []byte, typOK, fast bool) {
 	i, empty, ok := openObject(b, jsonguard.SkipWS(b, 0))
 	if !ok {
 		return nil, false, false
@@ -262,22 +283,13 @@ func fastEvent(b []byte, ev *wireItemEvent) (typ []byte, typOK, fast bool) {
 			}
 			seenType = true
 			if b[v] == '"' {
-				// Plain ASCII up to the quote (every type codex
-				// writes) is valid and unescaped; anything else is
-				// checked.
-				end = v + 1
-				for end < len(b) && b[end] != '"' && b[end] != '\\' && 0x20 <= b[end] && b[end] < 0x80 {
-					end++
+				if typ, end, ok = typeAt(b, v); !ok {
+					return nil, false, false
 				}
-				if end < len(b) && b[end] == '"' {
-					end++
-				} else {
-					var esc bool
-					if end, esc, ok = jsonguard.StringEnd(b, v); !ok || esc || !utf8.Valid(b[v+1:end-1]) {
-						return nil, false, false
-					}
+				typOK = true
+				if rec != nil {
+					rec.typ = [2]int{v, end}
 				}
-				typ, typOK = b[v+1:end-1], true
 			} else if end, ok = skipChecked(b, v, depthTop); !ok {
 				return nil, false, false
 			}
@@ -289,8 +301,10 @@ func fastEvent(b []byte, ev *wireItemEvent) (typ []byte, typOK, fast bool) {
 			if literal(b, v, "null") {
 				ev.Item = nil
 				end = v + 4
-			} else if end, ok = fastItem(b, v, ev.Item); !ok {
+			} else if end, ok = fastItem(b, v, ev.Item, rec); !ok {
 				return nil, false, false
+			} else if rec != nil {
+				rec.item = true
 			}
 		case !plainName(name, "item"):
 			return nil, false, false
@@ -309,9 +323,35 @@ func fastEvent(b []byte, ev *wireItemEvent) (typ []byte, typOK, fast bool) {
 	}
 }
 
+// typeAt reads the "type" literal at b[v] (a quote) as the walk takes it,
+// unescaped, and returns its value and the index just past it: plain
+// ASCII up to the quote (every type codex writes) is taken as it is; any
+// other literal must be valid, without escapes, and valid UTF-8, or ok is
+// false and the walk gives up.
+func typeAt(b []byte, v int) (typ []byte, end int, ok bool) {
+	end = v + 1
+	for end < len(b) && b[end] != '"' && b[end] != '\\' && 0x20 <= b[end] && b[end] < 0x80 {
+		end++
+	}
+	if end < len(b) && b[end] == '"' {
+		return b[v+1 : end], end + 1, true
+	}
+	return typeEscaped(b, v)
+}
+
+// typeEscaped is typeAt for a literal that is not plain ASCII.
+func typeEscaped(b []byte, v int) (typ []byte, end int, ok bool) {
+	end, esc, ok := jsonguard.StringEnd(b, v)
+	if !ok || esc || !utf8.Valid(b[v+1:end-1]) {
+		return nil, 0, false
+	}
+	return b[v+1 : end-1], end, true
+}
+
 // fastItem decodes the item object at b[i] into it and returns the index
-// just past it.
-func fastItem(b []byte, i int, it *wireItem) (int, bool) {
+// just past it, recording in rec (when not nil) where each field's value
+// lies.
+func fastItem(b []byte, i int, it *wireItem, rec *walkRecord) (int, bool) {
 	i, empty, ok := openObject(b, i)
 	if !ok {
 		return 0, false
@@ -335,106 +375,14 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 		}
 		seen[fld] = true
 		var end int
-		switch fld {
-		case fID, fType, fText, fCommand, fAggregatedOutput, fStatus, fServer, fTool, fQuery, fMessage:
-			// String members: decoded where they stand, the decoder
-			// finding their end.
-			switch b[v] {
-			case 'n':
-				if !literal(b, v, "null") {
-					return 0, false
-				}
-				end = v + 4
-				switch fld {
-				case fText:
-					it.Text = ""
-				case fAggregatedOutput:
-					it.AggregatedOutput = ""
-				}
-			case '"':
-				var s string
-				switch fld {
-				case fType:
-					it.Type, end, ok = constAt(b, v, itemTypes[:])
-				case fStatus:
-					it.Status, end, ok = constAt(b, v, itemStatuses[:])
-				case fID:
-					it.ID, end, ok = idAt(b, v, it.prevID)
-				case fCommand:
-					it.Command, end, ok = idAt(b, v, it.prevCommand)
-				}
-				if fld == fType || fld == fStatus || fld == fID || fld == fCommand {
-					break
-				}
-				if s, end, ok = jsonguard.StringAt(b, v); !ok {
-					break
-				}
-				switch fld {
-				case fText:
-					it.Text = jsonText(s)
-				case fCommand:
-					it.Command = s
-				case fAggregatedOutput:
-					it.AggregatedOutput = jsonText(s)
-				case fStatus:
-					it.Status = s
-				case fServer:
-					it.Server = s
-				case fTool:
-					it.Tool = s
-				case fQuery:
-					it.Query = s
-				case fMessage:
-					it.Message = s
-				}
-			default:
-				ok = false
+		if fld == fNone {
+			end, ok = skipChecked(b, v, depthItem)
+		} else {
+			end, ok = itemValue(fld, b, v, -1, it)
+			if rec != nil {
+				rec.fields[rec.n], rec.at[rec.n] = fld, [2]int{v, end}
+				rec.n++
 			}
-			if !ok {
-				return 0, false
-			}
-			var more bool
-			if i, more, ok = next(b, end); !ok {
-				return 0, false
-			}
-			if !more {
-				return i, true
-			}
-			continue
-		}
-		if fld == fExitCode {
-			if end, ok = exitCodeAt(b, v, it); !ok {
-				return 0, false
-			}
-			var more bool
-			if i, more, ok = next(b, end); !ok {
-				return 0, false
-			}
-			if !more {
-				return i, true
-			}
-			continue
-		}
-		if end, ok = skipChecked(b, v, depthItem); !ok {
-			return 0, false
-		}
-		val := b[v:end]
-		null := string(val) == "null"
-		switch fld {
-		case fChanges:
-			ok = fastChanges(val, null, &it.Changes)
-		case fArguments:
-			// The raw members are read during this Feed call only (anyOf
-			// decodes them into fresh values), so they alias the line.
-			it.Arguments = val
-		case fResult:
-			it.Result = val
-		case fError:
-			it.Error = val
-		case fAction:
-			it.Action = val
-		case fItems:
-			ok = fastTodos(val, null, &it.Items)
 		}
 		if !ok {
 			return 0, false
@@ -447,6 +395,102 @@ func fastItem(b []byte, i int, it *wireItem) (int, bool) {
 			return i, true
 		}
 	}
+}
+
+// itemValue decodes the value at b[v] of the item field fld into it and
+// returns the index just past it; ok is false for a value the walk gives
+// up on. known, when not negative, is the end of a value already
+// validated within the depth of an item member (a shape's match): a value
+// the walk would check with skipChecked is then not checked again, and a
+// string is decoded without validating it again (jsonguard.String).
+func itemValue(fld itemField, b []byte, v, known int, it *wireItem) (end int, ok bool) {
+	switch fld {
+	case fID, fType, fText, fCommand, fAggregatedOutput, fStatus, fServer, fTool, fQuery, fMessage:
+		// String members: decoded where they stand, the decoder finding
+		// their end.
+		switch b[v] {
+		case 'n':
+			if !literal(b, v, "null") {
+				return 0, false
+			}
+			switch fld {
+			case fText:
+				it.Text = ""
+			case fAggregatedOutput:
+				it.AggregatedOutput = ""
+			}
+			return v + 4, true
+		case '"':
+		default:
+			return 0, false
+		}
+		var s string
+		switch fld {
+		case fType:
+			it.Type, end, ok = constAt(b, v, itemTypes[:])
+			return end, ok
+		case fStatus:
+			it.Status, end, ok = constAt(b, v, itemStatuses[:])
+			return end, ok
+		case fID:
+			it.ID, end, ok = idAt(b, v, it.prevID)
+			return end, ok
+		case fCommand:
+			it.Command, end, ok = idAt(b, v, it.prevCommand)
+			return end, ok
+		}
+		if known >= 0 {
+			// Validated: decoded as StringAt would decode it.
+			end = known
+			if s, ok = jsonguard.String(b[v:end]); !ok {
+				return 0, false
+			}
+		} else if s, end, ok = jsonguard.StringAt(b, v); !ok {
+			return 0, false
+		}
+		switch fld {
+		case fText:
+			it.Text = jsonText(s)
+		case fAggregatedOutput:
+			it.AggregatedOutput = jsonText(s)
+		case fServer:
+			it.Server = s
+		case fTool:
+			it.Tool = s
+		case fQuery:
+			it.Query = s
+		case fMessage:
+			it.Message = s
+		}
+		return end, true
+	case fExitCode:
+		return exitCodeAt(b, v, it)
+	}
+	if end = known; end < 0 {
+		if end, ok = skipChecked(b, v, depthItem); !ok {
+			return 0, false
+		}
+	}
+	val := b[v:end]
+	null := string(val) == "null"
+	ok = true
+	switch fld {
+	case fChanges:
+		ok = fastChanges(val, null, &it.Changes)
+	case fArguments:
+		// The raw members are read during this Feed call only (anyOf
+		// decodes them into fresh values), so they alias the line.
+		it.Arguments = val
+	case fResult:
+		it.Result = val
+	case fError:
+		it.Error = val
+	case fAction:
+		it.Action = val
+	case fItems:
+		ok = fastTodos(val, null, &it.Items)
+	}
+	return end, ok
 }
 
 // exitCodeAt decodes the exit_code member at b[v] into it: null, or an

@@ -252,7 +252,8 @@ func TestFastItemDecodeProperty(t *testing.T) {
 	})
 }
 
-// FuzzItemDecode is the differential fuzz target of the fast item decoder.
+// FuzzItemDecode is the differential fuzz target of the fast item decoder
+// and of the item shapes.
 func FuzzItemDecode(f *testing.F) {
 	for _, s := range []string{lMsg,
 		`{"item":{"id":"f","type":"file_change","changes":[{"path":"/a","kind":"add","diff":null}],"status":"completed"}}`,
@@ -271,13 +272,27 @@ func FuzzItemDecode(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	// Every distinct line shape of the recordings, up to 4 KiB.
+	// Every distinct line shape of the recordings, up to 4 KiB, and each
+	// item event after itself (a shape learnt from it takes it).
 	for _, c := range corpusCases(f) {
 		for line := range strings.Lines(c.stdout) {
 			if len(line) <= 4<<10 {
 				f.Add([]byte(strings.TrimSuffix(line, "\n")))
+				if strings.Contains(line, `"item"`) {
+					f.Add([]byte(line + line))
+				}
 			}
 		}
 	}
-	f.Fuzz(func(t *testing.T, line []byte) { diffFastItem(t, line) })
+	// An input of several lines is read through the item shapes too
+	// (diffShapes), each line after the ones before it.
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines := bytes.Split(data, []byte("\n"))
+		for _, line := range lines {
+			diffFastItem(t, line)
+		}
+		if len(lines) > 1 {
+			diffShapes(t, lines)
+		}
+	})
 }

@@ -175,6 +175,8 @@ type Parser struct {
 	// with the one-pass walk; see fastEvent.
 	fast         bool
 	fastEv       wireItemEvent
+	rec          walkRecord // where the walk found what it read
+	shapes       itemShapes // the item event lines walked lately
 	malformed    int
 	firstProblem string
 	unknown      int
@@ -196,9 +198,10 @@ type itemState struct {
 // Feed, FeedError and Finish.
 func New(sink driver.EventSink, opts Options) *Parser {
 	p := &Parser{
-		em:    emit.New(sink, opts.Streaming, Capability),
-		opts:  opts,
-		items: map[string]itemState{},
+		em:     emit.New(sink, opts.Streaming, Capability),
+		opts:   opts,
+		items:  map[string]itemState{},
+		shapes: newItemShapes(),
 	}
 	if opts.DiscardTranscript {
 		p.em.DiscardTranscript()
@@ -303,12 +306,28 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 // peek returns the line's "type" as f.Type does. A valid line of the
 // usual shape is validated and gets its item decoded in the same walk (see
 // fastEvent), which spares the item events (nearly all the bytes) three
-// passes; any other line is left to Type and, later, Decode.
+// passes, or, when it has the shape of an item event walked lately, from
+// its values alone (itemShapes); any other line is left to Type and,
+// later, Decode.
 func (p *Parser) peek(f ndjson.Frame) ([]byte, bool) {
 	p.scratch = wireItem{prevID: p.lastID, prevCommand: p.lastCommand}
 	p.fastEv = wireItemEvent{Item: &p.scratch}
-	typ, ok, fast := fastEvent(f.Data, &p.fastEv)
-	if p.fast = fast; fast {
+	if p.shapes.n > 0 {
+		if typ, ok := p.shapes.match(f.Data, &p.scratch); ok {
+			p.fast = true
+			return typ, true
+		}
+	}
+	var rec *walkRecord
+	if p.shapes.learning() && len(f.Data) <= maxShapeLine {
+		rec = &p.rec
+		rec.reset()
+	}
+	typ, ok, fast := walkEvent(f.Data, &p.fastEv, rec)
+	if p.fast = fast; fast && rec != nil {
+		p.shapes.learn(f.Data, rec)
+	}
+	if fast {
 		return typ, ok
 	}
 	return f.Type()
