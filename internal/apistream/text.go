@@ -1,6 +1,9 @@
 package apistream
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 // Append writes val to sb and returns the written bytes as a string that
 // shares sb's buffer: a Builder never changes bytes it has written, so the
@@ -28,7 +31,11 @@ func Append(sb *strings.Builder, val []byte) string {
 // copied a second time while its deltas come in a row (always, in
 // practice); a block whose deltas interleave with another's keeps its own
 // copy from then on.
-type Output struct{ sb strings.Builder }
+//
+// Its bytes are never changed once written (as a strings.Builder's), so
+// the strings it hands out share them; it grows by doubling (see Append).
+// A parser may decode a delta straight into its free capacity ([Room]).
+type Output struct{ buf []byte }
 
 // Span is one block's text, a range of its Output or its own copy. The
 // zero Span is an empty block.
@@ -38,13 +45,28 @@ type Span struct {
 	own        strings.Builder
 }
 
+// Room returns the Output's free capacity, at least n bytes of it, as an
+// empty slice: bytes appended to it (a delta decoded there, say by
+// jsonguard.AppendLiteral) and given to [Output.Append] become the
+// Output's without a copy. Until then they are not part of the Output,
+// and the next Room or Append may write over them.
+func (o *Output) Room(n int) []byte {
+	if cap(o.buf)-len(o.buf) < n {
+		b := make([]byte, len(o.buf), max(2*cap(o.buf), len(o.buf)+n))
+		copy(b, o.buf)
+		o.buf = b // the strings handed out keep the old bytes
+	}
+	return o.buf[len(o.buf):len(o.buf)]
+}
+
 // Append adds val to the Output as the next text of s and returns it as a
-// string sharing the Output's buffer (the delta to hand on).
+// string sharing the Output's buffer (the delta to hand on). A val that
+// is already in place, appended to what Room returned, is not copied.
 func (o *Output) Append(s *Span, val []byte) string {
 	if len(val) == 0 {
 		return ""
 	}
-	n := o.sb.Len()
+	n := len(o.buf)
 	switch {
 	case s.owned:
 		s.own.Write(val)
@@ -53,12 +75,15 @@ func (o *Output) Append(s *Span, val []byte) string {
 	case s.end != n:
 		// Another block's text came in between: s keeps its own copy.
 		s.owned = true
-		s.own.WriteString(o.sb.String()[s.start:s.end])
+		s.own.WriteString(o.String()[s.start:s.end])
 		s.own.Write(val)
 	}
-	d := Append(&o.sb, val)
-	s.end = o.sb.Len()
-	return d
+	if cap(o.buf)-n < len(val) || &o.buf[:n+1][n] != &val[0] {
+		copy(o.Room(len(val))[:len(val)], val)
+	}
+	o.buf = o.buf[:n+len(val)]
+	s.end = len(o.buf)
+	return unsafe.String(&o.buf[n], len(val))
 }
 
 // Text returns the text s received.
@@ -69,15 +94,16 @@ func (o *Output) Text(s *Span) string {
 	if !s.has {
 		return ""
 	}
-	return o.sb.String()[s.start:s.end]
+	return o.String()[s.start:s.end]
 }
 
 // String returns the whole Output.
-func (o *Output) String() string { return o.sb.String() }
+func (o *Output) String() string { return unsafe.String(unsafe.SliceData(o.buf), len(o.buf)) }
 
 // Len returns the Output's length in bytes.
-func (o *Output) Len() int { return o.sb.Len() }
+func (o *Output) Len() int { return len(o.buf) }
 
 // Reset empties the Output (a response restarted); Spans of it must not be
-// used afterwards.
-func (o *Output) Reset() { o.sb.Reset() }
+// used afterwards. Its memory is not reused: the strings handed out keep
+// it.
+func (o *Output) Reset() { o.buf = nil }

@@ -108,8 +108,8 @@ func AppendLiteral(dst, b []byte, i int) (out []byte, end int, ok bool) {
 	d, n := dst[:cap(dst)], n0
 	i++
 	for {
-		if len(d)-n < 8*literalWords {
-			d = room(d, n, 8*literalWords)
+		if len(d)-n < LiteralSlack {
+			d = room(d, n, LiteralSlack)
 		}
 		for lim := min(len(b), i+8*literalWords); i+8 <= lim; {
 			// strSpecialMask marks quotes, backslashes and control bytes,
@@ -208,6 +208,15 @@ func AppendLiteral(dst, b []byte, i int) (out []byte, end int, ok bool) {
 // one copy: most deltas and names end within it, and a long run goes
 // faster the other way.
 const literalWords = 4
+
+// LiteralSlack is how many bytes past what it has decoded AppendLiteral
+// may write (the words it stores before it knows they are plain), so a
+// dst with the literal's length plus LiteralSlack bytes of spare capacity
+// is never reallocated, unless invalid UTF-8 expands the literal (an
+// invalid byte becomes the three of U+FFFD; escapes only shrink it). A
+// caller that decodes into memory of its own ([apistream.Output.Room])
+// reserves that much.
+const LiteralSlack = 8 * literalWords
 
 // room returns d (see AppendLiteral: a buffer to its capacity, n bytes
 // of it decoded) with at least k bytes past n.

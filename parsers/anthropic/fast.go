@@ -3,6 +3,7 @@ package anthropic
 import (
 	"bytes"
 
+	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 )
 
@@ -104,9 +105,10 @@ type fastScratch struct {
 }
 
 // fastDelta recognises a content_block_delta of a known kind and returns
-// its index, kind and the string value decoded into s.buf, validated and
-// unescaped in one pass (jsonguard.AppendLiteral).
-func fastDelta(b []byte, s *fastScratch) (index int, kind deltaKind, val []byte, ok bool) {
+// its index, kind and the string value, validated and unescaped in one
+// pass (jsonguard.AppendLiteral): a text delta's decoded into out's room,
+// so that appending it to out copies nothing, any other's into s.buf.
+func fastDelta(b []byte, s *fastScratch, out *apistream.Output) (index int, kind deltaKind, val []byte, ok bool) {
 	var i int
 	if len(s.prefix) > 0 && bytes.HasPrefix(b, s.prefix) {
 		index, kind, i = s.index, s.kind, len(s.prefix)-1
@@ -131,12 +133,18 @@ func fastDelta(b []byte, s *fastScratch) (index int, kind deltaKind, val []byte,
 		}
 		s.prefix, s.index, s.kind = append(s.prefix[:0], b[:i+1]...), index, kind
 	}
-	v, end, ok := jsonguard.AppendLiteral(s.buf[:0], b, i)
+	dst := s.buf[:0]
+	if kind == deltaText {
+		dst = out.Room(len(b) - i + jsonguard.LiteralSlack)
+	}
+	v, end, ok := jsonguard.AppendLiteral(dst, b, i)
 	// The delta object closes right after the string, the event after
 	// optional padding (none, nearly always: looked at first).
 	if !ok || end >= len(b) || b[end] != '}' || !(end+2 == len(b) && b[end+1] == '}' || closes(b, end+1)) {
 		return 0, 0, nil, false
 	}
-	s.buf = v
+	if kind != deltaText {
+		s.buf = v
+	}
 	return index, kind, v, true
 }

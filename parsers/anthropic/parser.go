@@ -284,7 +284,7 @@ func (p *Parser) Feed(f sse.Frame) error {
 	}
 	// The fast path: text, thinking, signature and argument deltas, block
 	// stops and pings of the API's own shape.
-	if idx, kind, val, ok := fastDelta(f.Data, &p.scratch); ok {
+	if idx, kind, val, ok := fastDelta(f.Data, &p.scratch, &p.output); ok {
 		p.nameCheck(&f, evBlockDelta)
 		return p.delta(&f, idx, kind, val)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/parsertest"
 )
 
@@ -128,10 +129,10 @@ func TestFastPathAgrees(t *testing.T) {
 		{textDelta("0", "bad \xff utf8"), `{"delta":{"type":"text_delta","text":"bad ` + "\xff" + ` utf8"},"type":"content_block_delta","index":0}`},
 		{textDelta("0", `lone \ud800 surrogate`), `{"type":"content_block_delta","delta":{"text":"lone \ud800 surrogate","type":"text_delta"},"index":0}`},
 	} {
-		if _, _, _, ok := fastDelta([]byte(tc.fast), new(fastScratch)); !ok {
+		if _, _, _, ok := fastDelta([]byte(tc.fast), new(fastScratch), new(apistream.Output)); !ok {
 			t.Fatalf("fast path did not take %q", tc.fast)
 		}
-		if _, _, _, ok := fastDelta([]byte(tc.slow), new(fastScratch)); ok {
+		if _, _, _, ok := fastDelta([]byte(tc.slow), new(fastScratch), new(apistream.Output)); ok {
 			t.Fatalf("fast path took %q", tc.slow)
 		}
 		a := parseAll(t, events(evStart, evText0, tc.fast, evStop0, evEndTurn, evMsgStop), Options{})
@@ -148,7 +149,7 @@ func TestFastPathAgrees(t *testing.T) {
 		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x\q"}}`,
 		`{"type":"content_block_delta","index":99999999999,"delta":{"type":"text_delta","text":"x"}}`,
 	} {
-		if _, _, _, ok := fastDelta([]byte(s), new(fastScratch)); ok {
+		if _, _, _, ok := fastDelta([]byte(s), new(fastScratch), new(apistream.Output)); ok {
 			t.Errorf("fast path took %q", s)
 		}
 	}
@@ -163,10 +164,10 @@ func TestFastPathAgrees(t *testing.T) {
 		`{"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"g"}}`,
 		`{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"h"}}  `,
 	}
-	memo := new(fastScratch)
+	memo, memoOut := new(fastScratch), apistream.Output{}
 	for _, s := range seq {
-		i1, k1, v1, ok1 := fastDelta([]byte(s), memo)
-		i2, k2, v2, ok2 := fastDelta([]byte(s), new(fastScratch))
+		i1, k1, v1, ok1 := fastDelta([]byte(s), memo, &memoOut)
+		i2, k2, v2, ok2 := fastDelta([]byte(s), new(fastScratch), new(apistream.Output))
 		if i1 != i2 || k1 != k2 || string(v1) != string(v2) || ok1 != ok2 {
 			t.Errorf("fastDelta(%q) after the ones before: %d %d %q %v, on its own %d %d %q %v", s, i1, k1, v1, ok1, i2, k2, v2, ok2)
 		}
