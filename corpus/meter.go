@@ -51,7 +51,7 @@ func (m *meter) Read(p []byte) (int, error) {
 	}
 	if m.whole != nil {
 		if int(m.n)+n <= meterWhole {
-			m.whole = append(m.whole, b...)
+			m.whole = append(growDoubling(m.whole, n, meterWhole), b...)
 		} else {
 			m.whole = nil
 		}
@@ -62,7 +62,7 @@ func (m *meter) Read(p []byte) (int, error) {
 	}
 	if !m.long {
 		if len(m.tail)+len(b) <= meterTail {
-			m.tail = append(m.tail, b...)
+			m.tail = append(growDoubling(m.tail, len(b), meterTail), b...)
 		} else {
 			m.tail, m.long = nil, true
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"os"
+	"slices"
 )
 
 // spoolMemory is how much of a spool stays in memory before the rest
@@ -31,7 +32,8 @@ const itemSep = "\n      "
 func (s *spool) add(text []byte) error {
 	comma := s.n > 0
 	s.n++
-	if s.f == nil && len(s.mem)+len(text)+len(itemSep)+1 <= s.max {
+	if need := len(text) + len(itemSep) + 1; s.f == nil && len(s.mem)+need <= s.max {
+		s.mem = growDoubling(s.mem, need, s.max)
 		if comma {
 			s.mem = append(s.mem, ',')
 		}
@@ -58,6 +60,18 @@ func (s *spool) add(text []byte) error {
 	s.fw.WriteString(itemSep)
 	_, err := s.fw.Write(text)
 	return err
+}
+
+// growDoubling returns b with room for n more bytes, grown, when it must
+// be, to twice its capacity (at most limit, at least what n needs): a
+// buffer that grows to megabytes by append's own steps (a quarter at a
+// time past 256 bytes) allocates five times its final size on the way,
+// each a fresh allocation the process faults in.
+func growDoubling(b []byte, n, limit int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	return slices.Grow(b, max(n, min(2*cap(b), limit)-len(b)))
 }
 
 // writeTo writes the spooled text to w.
