@@ -327,6 +327,24 @@ func TestUnmarshalExactSize(t *testing.T) {
 	}
 }
 
+// TestDecodeCheckedAfterRangeError: a decode that stops at a number out of
+// range, inside objects and arrays, leaves nothing behind for the next
+// ones (the decoders are pooled), whose values are encoding/json's.
+func TestDecodeCheckedAfterRangeError(t *testing.T) {
+	for _, bad := range []string{`{"a":1,"b":[2,{"c":"\u00e9"},1e999]}`, `[1,[2,3,1e999]]`} {
+		for _, in := range []string{`{"x":[1,"y\n",{"z":null}],"w":"v"}`, `[4,[5],"\t"]`} {
+			if _, ok := DecodeChecked([]byte(bad)); ok {
+				t.Fatalf("DecodeChecked(%s) ok", bad)
+			}
+			got, ok := DecodeChecked([]byte(in))
+			var want any
+			if err := stdjson.Unmarshal([]byte(in), &want); err != nil || !ok || !reflect.DeepEqual(got, want) {
+				t.Errorf("after %s: DecodeChecked(%s) = %#v, %v; encoding/json %#v", bad, in, got, ok, want)
+			}
+		}
+	}
+}
+
 // TestAny: a field of type Any holds what Unmarshal gives an interface{},
 // decoded with its struct, and a value that does not fit a float64 (or
 // null) leaves it nil without failing the struct.

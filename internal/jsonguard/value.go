@@ -3,6 +3,7 @@ package jsonguard
 import (
 	"errors"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -18,10 +19,27 @@ import (
 // float64 cannot hold (1e999) returns errNumberRange; Unmarshal then lets
 // segmentio produce its usual error.
 func decodeAny(b []byte) (any, error) {
-	d := valueDecoder{b: b}
+	d := decoders.Get().(*valueDecoder)
+	d.b = b
 	v, _, err := d.value(SkipWS(b, 0))
+	// Empty after a value, the stacks hold what was pushed before an
+	// error (a number out of range).
+	clear(d.members)
+	clear(d.elems)
+	d.b, d.members, d.elems = nil, d.members[:0], d.elems[:0]
+	if cap(d.buf) <= maxPooledBuf {
+		decoders.Put(d)
+	}
 	return v, err
 }
+
+// decoders keeps valueDecoders, whose stacks are empty (and cleared) after
+// a value: a decode reuses their storage instead of growing new ones. One
+// whose string buffer grew past maxPooledBuf (a long string with escapes)
+// is dropped rather than kept.
+var decoders = sync.Pool{New: func() any { return new(valueDecoder) }}
+
+const maxPooledBuf = 64 << 10
 
 var errNumberRange = errors.New("jsonguard: number out of float64 range")
 
