@@ -24,7 +24,7 @@ func Classify(f ndjson.Frame, opts Options) (Frame, error) {
 // classifyIndexed is Classify that also records, in idx (reused), the
 // index Frame.Members replays (a Reader's and a Decoder's frames have
 // one; idx nil records none).
-func classifyIndexed(f ndjson.Frame, opts Options, idx *[]member) (Frame, error) {
+func classifyIndexed(f ndjson.Frame, opts Options, idx *jsonguard.Index) (Frame, error) {
 	m := Frame{Kind: f.Kind, Data: f.Data, Raw: f.Raw, Offset: f.Offset, Line: f.Line, Unterminated: f.Unterminated}
 	if f.Kind != ndjson.KindLine {
 		return m, nil
@@ -42,52 +42,31 @@ func classifyIndexed(f ndjson.Frame, opts Options, idx *[]member) (Frame, error)
 	return m, nil
 }
 
-// member is an entry of a Frame's index: a member of an object nested in
-// the message (level 2 to indexLevels), as offsets into the frame's Data:
-// the object's '{', the name between its quotes, the value.
-type member struct {
-	obj, ns, ne, vs, ve int32
-}
-
-// indexLevels is how deep the index goes: params' (or result's) members
-// at level 2, the members of their object values at 3 and theirs at 4
+// indexLevels is how deep a frame's index goes (jsonguard.CheckIndex's
+// levels): the message's members at level 1, params' (or result's)
+// members at 2, the members of their object values at 3 and theirs at 4
 // (an ACP session/update's params.update.content.text).
 const indexLevels = 4
 
-// maxIndex bounds a frame's index: a line with more nested members than
-// this gets none (Members walks), so that the index's memory stays small
-// whatever a line holds.
+// maxIndex bounds a frame's index (jsonguard.Index.Max): a line with
+// more nested members than this gets none (Members walks), so that the
+// index's memory stays small whatever a line holds.
 const maxIndex = 1024
 
 // classify fills m's class and member spans from b, and with idx the
 // index (see Frame.Members). Error offsets are relative to b; the caller
 // makes them absolute. allowBatch is false for batch elements (a batch
 // inside a batch is invalid).
-func classify(m *Frame, b []byte, maxDepth int, requireVersion, allowBatch bool, idx *[]member) *MessageError {
+func classify(m *Frame, b []byte, maxDepth int, requireVersion, allowBatch bool, idx *jsonguard.Index) *MessageError {
 	// One pass validates the line and hands over its top-level members
-	// (what it records counts only when the line is valid), and the
-	// nested ones for the index: the member values are not walked a
+	// (what it records counts only when the line is valid), and with idx
+	// the nested ones for the index: the member values are not walked a
 	// second time, here or by a parser that reads nested members.
 	var (
 		version, method, id, params, result, errObj                  []byte
 		hasVersion, hasMethod, hasID, hasParams, hasResult, hasError bool
-		overflow                                                     bool
 	)
-	levels := 1
-	if idx != nil && len(b) <= math.MaxInt32 {
-		levels = indexLevels
-		*idx = (*idx)[:0]
-	}
-	err := jsonguard.CheckNested(b, maxDepth, levels, func(level, obj int, lit, v []byte) {
-		if level > 1 {
-			if len(*idx) == maxIndex {
-				overflow = true
-				return
-			}
-			n, vs := offsetIn(b, lit), offsetIn(b, v)
-			*idx = append(*idx, member{int32(obj), int32(n + 1), int32(n + len(lit) - 1), int32(vs), int32(vs + len(v))})
-			return
-		}
+	top := func(lit, v []byte) {
 		name := lit[1 : len(lit)-1]
 		if bytes.IndexByte(name, '\\') >= 0 {
 			name = unescapeName(lit)
@@ -106,9 +85,22 @@ func classify(m *Frame, b []byte, maxDepth int, requireVersion, allowBatch bool,
 		case "error":
 			errObj, hasError = v, true
 		}
-	})
-	if levels > 1 && !overflow {
-		m.index = *idx
+	}
+	var err error
+	if idx != nil && len(b) <= math.MaxInt32 {
+		idx.Max = maxIndex
+		if err = jsonguard.CheckIndex(b, maxDepth, indexLevels, idx); err == nil {
+			for _, e := range idx.Entries {
+				if e.Level == 1 {
+					top(b[e.NS:e.NE], b[e.VS:e.VE])
+				}
+			}
+			if !idx.Overflow {
+				m.index = idx.Entries
+			}
+		}
+	} else {
+		err = jsonguard.CheckMembers(b, maxDepth, top)
 	}
 	if err != nil {
 		m.index = nil

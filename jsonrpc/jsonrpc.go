@@ -217,7 +217,7 @@ type Frame struct {
 
 	requireVersion bool
 	maxDepth       int
-	index          []member // nested members found by classify (Members), borrowed like Data
+	index          []jsonguard.Entry // the members found by classify (Members), borrowed like Data
 }
 
 // IsMessage reports whether the frame holds one message (a request, a
@@ -251,7 +251,7 @@ func (f Frame) Clone() Frame {
 	f.ID.raw = sub(f.ID.raw)
 	f.Data = sub(f.Data)
 	f.Raw = raw
-	f.index = append([]member(nil), f.index...)
+	f.index = append([]jsonguard.Entry(nil), f.index...)
 	return f
 }
 

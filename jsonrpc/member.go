@@ -72,21 +72,39 @@ func String(tok []byte) (s string, ok bool) {
 // package's Members does.
 func (f Frame) Members(obj []byte, fn func(name, value []byte) bool) {
 	if len(f.index) > 0 && len(obj) > 0 && obj[0] == '{' {
-		if o, ok := within(f.Data, obj); ok {
-			found := false
-			for _, e := range f.index {
-				if int(e.obj) != o {
-					continue
-				}
-				found = true
-				if !fn(f.Data[e.ns:e.ne], f.Data[e.vs:e.ve]) {
-					return
-				}
-			}
-			if found {
-				return
-			}
+		if o, ok := within(f.Data, obj); ok && replay(f.Data, f.index, o, o+len(obj), fn) {
+			return
 		}
 	}
 	Members(obj, fn)
+}
+
+// replay calls fn for the members of the object data[o:end] that index
+// holds (names between their quotes), in order, until fn returns false,
+// and reports whether it held any. The index's entries are in the order
+// their values end, so the object's members lie among the entries that
+// end after o and before end: a binary search finds the first of them.
+func replay(data []byte, index []jsonguard.Entry, o, end int, fn func(name, value []byte) bool) bool {
+	lo, hi := 0, len(index)
+	for lo < hi {
+		if h := int(uint(lo+hi) >> 1); int(index[h].VE) <= o {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	found := false
+	for _, e := range index[lo:] {
+		if int(e.VE) >= end {
+			break
+		}
+		if int(e.Obj) != o {
+			continue
+		}
+		found = true
+		if !fn(data[e.NS+1:e.NE-1], data[e.VS:e.VE]) {
+			break
+		}
+	}
+	return found
 }

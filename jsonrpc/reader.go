@@ -5,6 +5,7 @@ import (
 	"io"
 	"iter"
 
+	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/internal/seq"
 
 	"github.com/agentwire/agentwire/ndjson"
@@ -14,7 +15,7 @@ import (
 type Reader struct {
 	r     *ndjson.Reader
 	opts  Options
-	index []member // the frame's index, reused
+	index jsonguard.Index // the frame's index, reused
 }
 
 // NewReader returns a Reader over src.
@@ -59,7 +60,7 @@ func (r *Reader) Next() (Frame, error) {
 
 // classifyFrame is Classify returning a nil error interface for valid
 // frames.
-func classifyFrame(f ndjson.Frame, opts Options, idx *[]member) (Frame, error) {
+func classifyFrame(f ndjson.Frame, opts Options, idx *jsonguard.Index) (Frame, error) {
 	m, err := classifyIndexed(f, opts, idx)
 	if m.Class == Invalid {
 		return m, err
@@ -100,7 +101,7 @@ type Decoder struct {
 	d     *ndjson.Decoder
 	opts  Options
 	emit  func(Frame, error) error
-	index []member // the frame's index, reused
+	index jsonguard.Index // the frame's index, reused
 }
 
 // NewDecoder returns a Decoder that calls emit for every frame, with the

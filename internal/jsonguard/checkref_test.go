@@ -276,8 +276,8 @@ func TestCheckReferenceTruncations(t *testing.T) {
 // TestCheckDeepMembers holds check to the reference where the fast path
 // gives up on valid input, at a container deeper than fastDepth after
 // some members were reported, and the exact path must skip the calls
-// already made: every prefix of such objects, and CheckNested's calls
-// against nestedRef on the whole ones.
+// (and records) already made: every prefix of such objects, and
+// CheckIndex's entries against nestedRef on the whole ones.
 func TestCheckDeepMembers(t *testing.T) {
 	deep := strings.Repeat("[", fastDepth+1) + `{"x":1}` + strings.Repeat("]", fastDepth+1)
 	for _, s := range []string{
@@ -289,14 +289,12 @@ func TestCheckDeepMembers(t *testing.T) {
 			checkBoth(t, []byte(s[:n]), 0)
 		}
 		for levels := 1; levels <= MaxLevels; levels++ {
-			var got []nestedCall
-			if err := CheckNested([]byte(s), 0, levels, func(level, obj int, name, value []byte) {
-				got = append(got, nestedCall{level, obj, string(name), string(value)})
-			}); err != nil {
+			got, err := indexed(t, []byte(s), 0, levels)
+			if err != nil {
 				t.Fatal(err)
 			}
 			if want := nestedRef([]byte(s), levels); !reflect.DeepEqual(got, want) {
-				t.Fatalf("CheckNested(%d) calls %+v, want %+v", levels, got, want)
+				t.Fatalf("CheckIndex(%d) entries %+v, want %+v", levels, got, want)
 			}
 		}
 	}

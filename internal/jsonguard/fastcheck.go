@@ -7,7 +7,7 @@ import "math/bits"
 // goes to the exact path, which tracks up to StackDepth levels.
 const fastDepth = 64
 
-// check is Check, CheckMembers, CheckNested (with nest) and Members.Check
+// check is Check, CheckMembers, CheckIndex (with nest) and Members.Check
 // (with m), as described at checkExact: the fast path (walk) first, and
 // when it does not accept b, the exact path, which finds the error, or
 // accepts what the fast path gave up on (nesting deeper than fastDepth),
@@ -150,7 +150,7 @@ member: // a value at depth ended before b[i]: a member to report?
 		if w.nest != nil {
 			// report's commonest case in line.
 			w.calls++
-			w.nest.fn(depth, w.os[depth], b[w.ns[depth]:w.ne[depth]], b[w.vs[depth]:i])
+			w.nest.idx.add(depth, w.os[depth], w.ns[depth], w.ne[depth], w.vs[depth], i)
 		} else {
 			w.report(b, depth, i)
 		}
@@ -258,14 +258,14 @@ func (w *walker) memo(m *Members, b []byte, i int) bool {
 }
 
 // report reports the member at depth (1 to rep) whose value ends before
-// b[ve] to fn or nest.fn, counting the calls made. (Members' offsets are
+// b[ve] to fn or nest's index, counting the calls made. (Members' offsets are
 // appended by walk: a *Members kept in w would make the callbacks escape,
 // escape analysis being blind to which field of w is written.)
 func (w *walker) report(b []byte, depth, ve int) {
 	ns, ne, vs := w.ns[depth], w.ne[depth], w.vs[depth]
 	if w.nest != nil {
 		w.calls++
-		w.nest.fn(depth, w.os[depth], b[ns:ne], b[vs:ve])
+		w.nest.idx.add(depth, w.os[depth], ns, ne, vs, ve)
 	} else if w.fn != nil {
 		w.calls++
 		w.fn(b[ns:ne], b[vs:ve])

@@ -22,8 +22,8 @@ const stdMaxDepth = 10000
 //     DecodeChecked of what Check accepts exactly when Unmarshal does,
 //     then decodes the same value as encoding/json;
 //   - PeekString agrees with the decoded map;
-//   - CheckMembers and CheckNested return exactly Check's result, and on
-//     valid input CheckNested reports what nestedRef finds.
+//   - CheckMembers and CheckIndex return exactly Check's result, and on
+//     valid input CheckIndex records what nestedRef finds.
 func FuzzGuard(f *testing.F) {
 	for _, s := range []string{
 		``, `{}`, `[]`, `"x"`, `1e400`, `{"type":"a","type":"b"}`, `{"t\u0079pe":"\ud800"}`,
@@ -54,15 +54,13 @@ func FuzzGuard(f *testing.F) {
 			t.Fatalf("CheckMembers reported %d members of a top level that is not an object", members)
 		}
 		levels := 1 + int(depth)%MaxLevels
-		var nested []nestedCall
-		if e := CheckNested(b, stdMaxDepth, levels, func(level, obj int, name, value []byte) {
-			nested = append(nested, nestedCall{level, obj, string(name), string(value)})
-		}); !reflect.DeepEqual(e, full) {
-			t.Fatalf("CheckNested = %v, Check = %v", e, full)
+		nested, e := indexed(t, b, stdMaxDepth, levels)
+		if !reflect.DeepEqual(e, full) {
+			t.Fatalf("CheckIndex = %v, Check = %v", e, full)
 		}
 		if full == nil {
 			if want := nestedRef(b, levels); !reflect.DeepEqual(nested, want) {
-				t.Fatalf("CheckNested(%d) calls %+v, want %+v", levels, nested, want)
+				t.Fatalf("CheckIndex(%d) entries %+v, want %+v", levels, nested, want)
 			}
 		}
 		small := Check(b, maxDepth)

@@ -41,7 +41,7 @@
 //
 // # How Check is fast, and why its errors are exact
 //
-// [Check], [CheckMembers], [CheckNested] and [Members.Check] run two
+// [Check], [CheckMembers], [CheckIndex] and [Members.Check] run two
 // paths over the same grammar (check):
 //
 //   - The fast path (walk) only decides that the input is valid, making
@@ -73,6 +73,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"math/bits"
 	"strconv"
 
@@ -311,37 +312,86 @@ func CheckMembers(b []byte, maxDepth int, fn func(name, value []byte)) error {
 	return check(b, maxDepth, fn, nil, nil)
 }
 
-// MaxLevels is the deepest level [CheckNested] reports members of.
+// MaxLevels is the deepest level [CheckIndex] records members of.
 const MaxLevels = 4
 
-// CheckNested is [CheckMembers] for the members of every object within
-// the first levels levels of a top-level object (at most [MaxLevels]):
-// level 1 is the top-level object's members, level 2 the members of the
-// objects that are their values (or elements of arrays that are), and so
-// on, a level for each object or array around the member. fn gets the
-// member's level, the offset in b of the '{' of the object it belongs to,
-// its name (the string literal, quotes and escapes as written) and its
-// value's exact bytes, as the one validating pass reaches the end of the
-// value: the members of an object in order, each after the members of
-// the objects inside its value. It costs what Check costs, plus the
-// calls; a decoder that reads a few nested members need not walk the
-// bytes again.
-//
-// As for CheckMembers, what fn records means something only when
-// CheckNested returns nil, and fn is never called for a top level that is
-// not an object.
-func CheckNested(b []byte, maxDepth, levels int, fn func(level, obj int, name, value []byte)) error {
-	if fn == nil || levels <= 0 {
-		return check(b, maxDepth, nil, nil, nil)
-	}
-	return check(b, maxDepth, nil, nil, &nesting{levels: min(levels, MaxLevels), fn: fn})
+// Entry is a member [CheckIndex] records, as offsets into the checked
+// bytes b: its level (1 for the members of the top-level object, 2 for
+// the members of the objects that are their values or elements of arrays
+// that are, and so on: a level for each object or array around the
+// member), the offset of the '{' of the object it belongs to, its name
+// b[NS:NE] (the string literal, quotes and escapes as written) and its
+// value b[VS:VE], exactly.
+type Entry struct {
+	Level, Obj, NS, NE, VS, VE int32
 }
 
-// nesting is CheckNested's hook: the members of the objects at levels 1
-// to levels go to fn.
+// Index is where [CheckIndex] records the members it finds.
+type Index struct {
+	// Entries are the members recorded, in the order the validating pass
+	// reaches the end of their values: the members of an object in order,
+	// each after the members of the objects inside its value, so VE
+	// increases strictly from one entry to the next. CheckIndex truncates
+	// it first and reuses its memory.
+	Entries []Entry
+	// Max, when positive, bounds the entries of levels 2 and deeper: past
+	// it they are not recorded and Overflow is set (the level-1 entries
+	// are all kept), so that the index's memory stays small whatever a
+	// line holds.
+	Max int
+	// Overflow is set by CheckIndex when it left entries out: past Max,
+	// or every nested one for a b longer than math.MaxInt32.
+	Overflow bool
+	nested   int // entries of levels 2 and deeper
+}
+
+// reset empties x for a new check.
+func (x *Index) reset() {
+	x.Entries, x.Overflow, x.nested = x.Entries[:0], false, 0
+}
+
+// add records the member of the object at b[obj] at level whose name is
+// b[ns:ne] and whose value is b[vs:ve].
+func (x *Index) add(level, obj, ns, ne, vs, ve int) {
+	if level > 1 {
+		if x.Max > 0 && x.nested >= x.Max {
+			x.Overflow = true
+			return
+		}
+		x.nested++
+	}
+	x.Entries = append(x.Entries, Entry{int32(level), int32(obj), int32(ns), int32(ne), int32(vs), int32(ve)})
+}
+
+// CheckIndex is [CheckMembers] for the members of every object within
+// the first levels levels of a top-level object (at most [MaxLevels]),
+// recorded in x (see [Entry] and [Index]) as the one validating pass
+// reaches the end of each value. It costs what Check costs, plus an
+// append per member; a decoder that reads a few nested members need not
+// walk the bytes again. A b longer than math.MaxInt32 gets its level-1
+// members only (and Overflow), levels 2 and deeper being out of an
+// Entry's reach.
+//
+// As for CheckMembers, what x holds means something only when CheckIndex
+// returns nil, and nothing is recorded for a top level that is not an
+// object.
+func CheckIndex(b []byte, maxDepth, levels int, x *Index) error {
+	x.reset()
+	if levels <= 0 {
+		return check(b, maxDepth, nil, nil, nil)
+	}
+	if len(b) > math.MaxInt32 {
+		x.Overflow = true
+		return check(b, maxDepth, nil, nil, nil)
+	}
+	return check(b, maxDepth, nil, nil, &nesting{levels: min(levels, MaxLevels), idx: x})
+}
+
+// nesting is CheckIndex's hook: the members of the objects at levels 1
+// to levels go to idx.
 type nesting struct {
 	levels int
-	fn     func(level, obj int, name, value []byte)
+	idx    *Index
 }
 
 // checkExact is check's exact path (see the package doc), the whole
@@ -358,12 +408,12 @@ type nesting struct {
 // member; check goes on after the value in the state it would have
 // reached.
 //
-// With nest (CheckNested; never with m, whose skipped members are not
+// With nest (CheckIndex; never with m, whose skipped members are not
 // scanned; fn is then nil) the members of the objects down to
-// nest.levels go to nest.fn as their values end, the top level's
-// included.
+// nest.levels are recorded in nest.idx as their values end, the top
+// level's included.
 //
-// The first skip calls of fn or nest.fn are not made: they are the calls
+// The first skip calls of fn or records in nest.idx are not made: they are the calls
 // the fast path (walk) already made before it gave up, since up to that
 // point both read the same bytes with the same grammar.
 func checkExact(b []byte, maxDepth int, fn func(name, value []byte), m *Members, nest *nesting, skip int) error {
@@ -391,11 +441,11 @@ func checkExact(b []byte, maxDepth int, fn func(name, value []byte), m *Members,
 		ne    int // with hook: where it ends
 		vs    int // with hook: where its value starts
 		k     int // with m: the index of the current top-level member
-		// With nest, per level from 2: the current member's name, where
-		// its value starts, where its object starts.
-		dn [MaxLevels + 1][]byte
-		dv [MaxLevels + 1]int
-		do [MaxLevels + 1]int
+		// With nest, per level from 2: where the current member's name
+		// starts and ends, where its value starts, where its object starts.
+		dns, dne [MaxLevels + 1]int
+		dv       [MaxLevels + 1]int
+		do       [MaxLevels + 1]int
 		// The string scan's index of b (stage 1).
 		sm strMasks
 	)
@@ -481,7 +531,7 @@ value:
 	if hook && depth == 1 {
 		topMember(fn, m, nest, b, top, ns, ne, vs, i, &skip)
 	} else if deep && depth <= levels && inObj {
-		nestMember(nest, depth, do[depth], dn[depth], b[dv[depth]:i], &skip)
+		nestMember(nest, depth, do[depth], dns[depth], dne[depth], dv[depth], i, &skip)
 	}
 	goto after
 
@@ -491,7 +541,7 @@ closed: // the container at depth closed before b[i]
 	if hook && depth == 1 {
 		topMember(fn, m, nest, b, top, ns, ne, vs, i, &skip)
 	} else if deep && depth > 1 && depth <= levels && inObj {
-		nestMember(nest, depth, do[depth], dn[depth], b[dv[depth]:i], &skip)
+		nestMember(nest, depth, do[depth], dns[depth], dne[depth], dv[depth], i, &skip)
 	}
 
 after:
@@ -555,7 +605,7 @@ key:
 	if hook && depth == 1 {
 		ns, ne = i, j
 	} else if deep && depth <= levels {
-		dn[depth] = b[i:j]
+		dns[depth], dne[depth] = i, j
 	}
 	if i = ws(b, j); i >= len(b) {
 		return unexpectedEnd(len(b))
@@ -568,7 +618,7 @@ key:
 }
 
 // topMember reports the top-level member whose name is b[ns:ne] and whose
-// value is b[vs:ve], of the object at b[obj]: to fn or nest.fn (level 1),
+// value is b[vs:ve], of the object at b[obj]: to fn or nest's index (level 1),
 // and with m its offsets to m.next. While *skip is positive it counts a
 // call down instead of making it (see checkExact).
 func topMember(fn func(name, value []byte), m *Members, nest *nesting, b []byte, obj, ns, ne, vs, ve int, skip *int) {
@@ -583,20 +633,21 @@ func topMember(fn func(name, value []byte), m *Members, nest *nesting, b []byte,
 		return
 	}
 	if nest != nil {
-		nest.fn(1, obj, b[ns:ne], b[vs:ve])
+		nest.idx.add(1, obj, ns, ne, vs, ve)
 	} else {
 		fn(b[ns:ne], b[vs:ve])
 	}
 }
 
-// nestMember is nest.fn(level, obj, name, value), or while *skip is
-// positive a count down of it.
-func nestMember(nest *nesting, level, obj int, name, value []byte, skip *int) {
+// nestMember records the member of the object at b[obj] at level whose
+// name is b[ns:ne] and whose value is b[vs:ve], or while *skip is positive
+// counts a record down.
+func nestMember(nest *nesting, level, obj, ns, ne, vs, ve int, skip *int) {
 	if *skip > 0 {
 		*skip--
 		return
 	}
-	nest.fn(level, obj, name, value)
+	nest.idx.add(level, obj, ns, ne, vs, ve)
 }
 
 // ws is skipWS with the common case, no whitespace at all, decided

@@ -106,13 +106,36 @@ func TestCheckMembers(t *testing.T) {
 	}
 }
 
-// nestedCall is one call of CheckNested's fn.
+// nestedCall is one entry of CheckIndex's index, its spans as strings.
 type nestedCall struct {
 	level, obj  int
 	name, value string
 }
 
-// nestedRef is what CheckNested(b, _, levels, fn) reports on a valid b,
+// indexed runs CheckIndex(b, maxDepth, levels) with an index that a
+// previous check filled (it must be emptied) and returns its entries as
+// nestedCalls (nil when there are none), failing t when an entry's
+// spans are not in b or the entries' ends do not increase strictly.
+func indexed(t interface{ Fatalf(string, ...any) }, b []byte, maxDepth, levels int) ([]nestedCall, error) {
+	x := Index{Entries: []Entry{{Level: 9}}, Overflow: true}
+	err := CheckIndex(b, maxDepth, levels, &x)
+	if x.Overflow {
+		t.Fatalf("CheckIndex(%q) overflowed without Max", b)
+	}
+	var out []nestedCall
+	for k, e := range x.Entries {
+		if e.NS < 0 || e.NS > e.NE || e.NE > e.VS || e.VS > e.VE || int(e.VE) > len(b) || e.Obj < 0 || int(e.Obj) >= len(b) {
+			t.Fatalf("CheckIndex(%q) entry %d = %+v: not spans of b", b, k, e)
+		}
+		if k > 0 && e.VE <= x.Entries[k-1].VE {
+			t.Fatalf("CheckIndex(%q) entry %d ends at %d, the one before at %d", b, k, e.VE, x.Entries[k-1].VE)
+		}
+		out = append(out, nestedCall{int(e.Level), int(e.Obj), string(b[e.NS:e.NE]), string(b[e.VS:e.VE])})
+	}
+	return out, err
+}
+
+// nestedRef is what CheckIndex(b, _, levels, x) records on a valid b,
 // found by a recursive walk with the walk helpers: each member of an
 // object within levels levels, after the members inside its value.
 func nestedRef(b []byte, levels int) []nestedCall {
@@ -154,20 +177,18 @@ func nestedRef(b []byte, levels int) []nestedCall {
 	return out
 }
 
-// TestPropCheckNested: on any valid object, CheckNested at every level
-// reports what nestedRef finds, and at level 1 what CheckMembers does.
-func TestPropCheckNested(t *testing.T) {
+// TestPropCheckIndex: on any valid object, CheckIndex at every level
+// records what nestedRef finds, and at level 1 what CheckMembers reports.
+func TestPropCheckIndex(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		b := []byte(genWS.Draw(t, "lead") + genObject(4).Draw(t, "object") + genWS.Draw(t, "trail"))
 		for levels := 1; levels <= MaxLevels; levels++ {
-			var got []nestedCall
-			if err := CheckNested(b, 0, levels, func(level, obj int, name, value []byte) {
-				got = append(got, nestedCall{level, obj, string(name), string(value)})
-			}); err != nil {
-				t.Fatalf("CheckNested(%q) = %v", b, err)
+			got, err := indexed(t, b, 0, levels)
+			if err != nil {
+				t.Fatalf("CheckIndex(%q) = %v", b, err)
 			}
 			if want := nestedRef(b, levels); !reflect.DeepEqual(got, want) {
-				t.Fatalf("CheckNested(%q, %d) = %+v, want %+v", b, levels, got, want)
+				t.Fatalf("CheckIndex(%q, %d) = %+v, want %+v", b, levels, got, want)
 			}
 			if levels == 1 {
 				var top []nestedCall
@@ -175,20 +196,22 @@ func TestPropCheckNested(t *testing.T) {
 					top = append(top, nestedCall{1, SkipWS(b, 0), string(name), string(value)})
 				})
 				if !reflect.DeepEqual(got, top) {
-					t.Fatalf("CheckNested(%q, 1) = %+v, CheckMembers %+v", b, got, top)
+					t.Fatalf("CheckIndex(%q, 1) = %+v, CheckMembers %+v", b, got, top)
 				}
 			}
 		}
 	})
 }
 
-func TestCheckNested(t *testing.T) {
+func TestCheckIndex(t *testing.T) {
 	b := []byte(`{"a":{"b":[{"c":1}],"d":{"e":{"f":2}}},"g":3}`)
-	var got []string
-	if err := CheckNested(b, 0, 3, func(level, obj int, name, value []byte) {
-		got = append(got, fmt.Sprintf("%d@%d %s=%s", level, obj, name, value))
-	}); err != nil {
+	calls, err := indexed(t, b, 0, 3)
+	if err != nil {
 		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range calls {
+		got = append(got, fmt.Sprintf("%d@%d %s=%s", c.level, c.obj, c.name, c.value))
 	}
 	want := []string{
 		// "c", in an object in b's array, is at level 4 (the array is a
@@ -200,6 +223,24 @@ func TestCheckNested(t *testing.T) {
 		`1@0 "g"=3`,
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Fatalf("entries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Max bounds the nested entries only: past it they are left out and
+	// Overflow says so; the level-1 ones are all kept.
+	x := Index{Max: 2}
+	if err := CheckIndex(b, 0, 3, &x); err != nil {
+		t.Fatal(err)
+	}
+	var levels []int32
+	for _, e := range x.Entries {
+		levels = append(levels, e.Level)
+	}
+	if !x.Overflow || !reflect.DeepEqual(levels, []int32{2, 3, 1, 1}) {
+		t.Fatalf("Max 2: overflow %v, levels %v; want true, [2 3 1 1]", x.Overflow, levels)
+	}
+	// An index used again starts empty; a top level that is not an object
+	// records nothing.
+	if err := CheckIndex([]byte(`[{"a":1}]`), 0, 3, &x); err != nil || len(x.Entries) != 0 || x.Overflow {
+		t.Fatalf("array: %v, %+v", err, x)
 	}
 }
