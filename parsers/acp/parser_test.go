@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/internal/parsertest"
 	"github.com/agentwire/agentwire/jsonrpc"
 )
@@ -528,5 +529,56 @@ func TestCancelledWithStopError(t *testing.T) {
 				t.Fatalf("err %q, checkpoint valid %v", r.Err, r.Response.Checkpoint.Valid)
 			}
 		})
+	}
+}
+
+// TestUsageFigures holds usage_update's fast path to decoding: where it
+// reads the figures they are what decoding the object gives, and every
+// shape it leaves (a cost, a null, a string, another or a differently
+// cased or escaped name) it leaves to the decoder.
+func TestUsageFigures(t *testing.T) {
+	for _, c := range []struct {
+		obj  string
+		fast bool
+	}{
+		{`{"sessionUpdate":"usage_update","used":8801,"size":64000}`, true},
+		{`{"sessionUpdate":"usage_update","used":-0.5e+3,"size":1E2}`, true},
+		{`{"used":1,"used":2}`, true},
+		{`{"size":7}`, true},
+		{`{}`, true},
+		{`{"used":1,"used":null}`, false},
+		{`{"used":"12","size":3}`, false},
+		{`{"used":1,"size":2,"cost":{"amount":0.045,"currency":"USD"}}`, false},
+		{`{"Used":1,"size":2}`, false},
+		{`{"us\u0065d":1}`, false},
+		{`{"used":1,"_meta":{}}`, false},
+	} {
+		f, err := jsonrpc.ClassifyBytes([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"update":`+c.obj+`}}`), jsonrpc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var obj []byte
+		jsonrpc.Members(f.Params, func(_, v []byte) bool { obj = v; return false })
+		used, size, ok := usageFigures(f, obj)
+		if ok != c.fast {
+			t.Errorf("%s: fast path %v, want %v", c.obj, ok, c.fast)
+		}
+		if !ok {
+			continue
+		}
+		var w wireUsageUpdate
+		if err := jsonguard.Unmarshal(obj, &w, 0); err != nil {
+			t.Fatalf("%s: %v", c.obj, err)
+		}
+		var wu, ws string
+		if w.Used != nil {
+			wu = w.Used.String()
+		}
+		if w.Size != nil {
+			ws = w.Size.String()
+		}
+		if used != wu || size != ws || w.Cost != nil {
+			t.Errorf("%s: fast path %q %q, decoding %q %q (cost %v)", c.obj, used, size, wu, ws, w.Cost)
+		}
 	}
 }

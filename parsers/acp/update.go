@@ -274,27 +274,73 @@ func (p *Parser) addUsage(u *driver.Usage, source string) {
 // not the turn's token usage, so they go to Metadata, the last report
 // replacing the earlier ones.
 func (p *Parser) usageUpdate(f jsonrpc.Frame) error {
-	var w struct {
-		Used *json.Number `json:"used"`
-		Size *json.Number `json:"size"`
-		Cost *struct {
-			Amount   json.Number `json:"amount"`
-			Currency string      `json:"currency"`
-		} `json:"cost"`
+	used, size, ok := usageFigures(f, p.u.obj)
+	if !ok {
+		var w wireUsageUpdate
+		if jsonguard.Unmarshal(p.u.obj, &w, 0) != nil {
+			return p.malformedFrame(f, "usage_update with fields of the wrong type")
+		}
+		used, size = "", ""
+		if w.Used != nil {
+			used = w.Used.String()
+		}
+		if w.Size != nil {
+			size = w.Size.String()
+		}
+		if w.Cost != nil {
+			p.cost = strings.TrimSpace(w.Cost.Amount.String() + " " + w.Cost.Currency)
+		}
 	}
-	if jsonguard.Unmarshal(p.u.obj, &w, 0) != nil {
-		return p.malformedFrame(f, "usage_update with fields of the wrong type")
+	if used != "" {
+		p.ctxUsed = used
 	}
-	if w.Used != nil {
-		p.ctxUsed = w.Used.String()
-	}
-	if w.Size != nil {
-		p.ctxSize = w.Size.String()
-	}
-	if w.Cost != nil {
-		p.cost = strings.TrimSpace(w.Cost.Amount.String() + " " + w.Cost.Currency)
+	if size != "" {
+		p.ctxSize = size
 	}
 	return p.custom(uUsage, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(p.u.obj)}})
+}
+
+// wireUsageUpdate is what usageUpdate decodes of a usage_update.
+type wireUsageUpdate struct {
+	Used *json.Number `json:"used"`
+	Size *json.Number `json:"size"`
+	Cost *struct {
+		Amount   json.Number `json:"amount"`
+		Currency string      `json:"currency"`
+	} `json:"cost"`
+}
+
+// usageFigures reads the used and size of a usage_update object without
+// decoding it, for the shape the agents send (Copilot's
+// {"sessionUpdate":"usage_update","used":8801,"size":64000}): members
+// named exactly sessionUpdate, used or size, the figures number literals,
+// whose text is what decoding them as a json.Number gives (the last of a
+// repeated name counting, as in decoding). ok is false for anything else
+// (another member, such as cost; a null, a string, an escaped or
+// differently cased name, which decoding may match): the caller decodes
+// instead. A figure absent is "".
+func usageFigures(f jsonrpc.Frame, obj []byte) (used, size string, ok bool) {
+	ok = true
+	f.Members(obj, func(name, v []byte) bool {
+		switch string(name) {
+		case "sessionUpdate":
+			return true
+		case "used", "size":
+			if c := v[0]; c != '-' && (c < '0' || c > '9') {
+				ok = false
+				return false
+			}
+			if name[0] == 'u' {
+				used = string(v)
+			} else {
+				size = string(v)
+			}
+			return true
+		}
+		ok = false
+		return false
+	})
+	return used, size, ok
 }
 
 // toolFields are the members of a ToolCall or ToolCallUpdate, gathered
