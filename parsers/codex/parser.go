@@ -325,7 +325,7 @@ func (p *Parser) peek(f ndjson.Frame) ([]byte, bool) {
 	}
 	typ, ok, fast := walkEvent(f.Data, &p.fastEv, rec)
 	if p.fast = fast; fast && rec != nil {
-		p.shapes.learn(f.Data, rec)
+		p.shapes.learn(f.Data, rec, &p.scratch)
 	}
 	if fast {
 		return typ, ok

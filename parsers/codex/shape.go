@@ -51,9 +51,51 @@ type itemShape struct {
 	s      jsonguard.Shape
 	typ    jsonguard.ShapeSpan
 	typVal string // the learnt line's type
-	fields []itemField
-	spans  [fCount]jsonguard.ShapeSpan
-	succ   int // -1: none yet
+	// fields are the item fields decoded in the learnt line but for
+	// the lists, listFields the lists (changes, items).
+	fields, listFields []itemField
+	spans              [fCount]jsonguard.ShapeSpan
+	succ               int // -1: none yet
+	// lists holds the last changes and items lists the shape decoded,
+	// with their bytes: a list a line repeats (a plan updated again and
+	// again) is given the same read-only slice, not decoded again.
+	lists lists
+}
+
+// lists is the last decoded changes and items lists, with their bytes.
+type lists struct {
+	changesRaw, itemsRaw []byte
+	changes              []wireChange
+	items                []wireTodo
+	hasChanges, hasItems bool
+}
+
+// keep remembers the list of field fld (changes or items) of it, whose
+// bytes are raw.
+func (l *lists) keep(fld itemField, raw []byte, it *wireItem) {
+	switch fld {
+	case fChanges:
+		l.changesRaw, l.changes, l.hasChanges = append(l.changesRaw[:0], raw...), it.Changes, true
+	case fItems:
+		l.itemsRaw, l.items, l.hasItems = append(l.itemsRaw[:0], raw...), it.Items, true
+	}
+}
+
+// reuse gives it the list of field fld kept for the bytes raw, if any.
+func (l *lists) reuse(fld itemField, raw []byte, it *wireItem) bool {
+	switch fld {
+	case fChanges:
+		if l.hasChanges && string(raw) == string(l.changesRaw) {
+			it.Changes = l.changes
+			return true
+		}
+	case fItems:
+		if l.hasItems && string(raw) == string(l.itemsRaw) {
+			it.Items = l.items
+			return true
+		}
+	}
+	return false
 }
 
 func newItemShapes() itemShapes { return itemShapes{last: -1} }
@@ -117,6 +159,17 @@ func (sh *itemShape) take(b []byte, it *wireItem) ([]byte, bool) {
 			return nil, false
 		}
 	}
+	for _, fld := range sh.listFields {
+		v := sh.s.Slice(sh.spans[fld])
+		if sh.lists.reuse(fld, v, it) {
+			continue
+		}
+		if end, ok := itemValue(fld, v, 0, len(v), it); !ok || end != len(v) {
+			*it = wireItem{prevID: it.prevID, prevCommand: it.prevCommand}
+			return nil, false
+		}
+		sh.lists.keep(fld, v, it)
+	}
 	return typ, true
 }
 
@@ -128,10 +181,10 @@ func (ss *itemShapes) learning() bool {
 	return ss.misses < maxShapes || ss.misses&(ss.misses+1) == 0
 }
 
-// learn remembers b, a line the walk took whole with what rec recorded,
-// when it is an item event (a string "type" and an object "item") and
-// learning allows it.
-func (ss *itemShapes) learn(b []byte, rec *walkRecord) {
+// learn remembers b, a line the walk took whole into it with what rec
+// recorded, when it is an item event (a string "type" and an object
+// "item") and learning allows it.
+func (ss *itemShapes) learn(b []byte, rec *walkRecord, it *wireItem) {
 	if rec.typ[1] == 0 || !rec.item || len(b) > maxShapeLine {
 		return
 	}
@@ -156,10 +209,17 @@ func (ss *itemShapes) learn(b []byte, rec *walkRecord) {
 	sh.s.Learn(b, false)
 	sh.typ = sh.s.SpanOf(b, b[rec.typ[0]:rec.typ[1]])
 	sh.typVal = string(b[rec.typ[0]+1 : rec.typ[1]-1])
-	sh.fields = sh.fields[:0]
+	sh.fields, sh.listFields = sh.fields[:0], sh.listFields[:0]
+	sh.lists.hasChanges, sh.lists.hasItems = false, false
 	for j, fld := range rec.fields[:rec.n] {
-		sh.fields = append(sh.fields, fld)
-		sh.spans[fld] = sh.s.SpanOf(b, b[rec.at[j][0]:rec.at[j][1]])
+		v := b[rec.at[j][0]:rec.at[j][1]]
+		sh.spans[fld] = sh.s.SpanOf(b, v)
+		if fld == fChanges || fld == fItems {
+			sh.listFields = append(sh.listFields, fld)
+			sh.lists.keep(fld, v, it)
+		} else {
+			sh.fields = append(sh.fields, fld)
+		}
 	}
 	sh.succ = -1
 	ss.last = k

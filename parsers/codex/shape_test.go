@@ -37,7 +37,7 @@ func diffShapes(t interface {
 			rec.reset()
 			_, _, fast := walkEvent(line, &wireItemEvent{Item: &got}, &rec)
 			if fast {
-				ss.learn(line, &rec)
+				ss.learn(line, &rec, &got)
 			}
 		} else {
 			took++
@@ -122,6 +122,22 @@ func TestItemShapes(t *testing.T) {
 		if got := diffShapes(t, byteLines(c.learnt, c.line)) == 1; got != c.took {
 			t.Errorf("shape of %s took %s: %v, want %v", c.learnt, c.line, got, c.took)
 		}
+	}
+}
+
+// TestItemShapesLists: a list a line repeats is the shape's last decoded
+// one, and a changed list is decoded again, also after it went back.
+func TestItemShapesLists(t *testing.T) {
+	todo := func(a, b string) string {
+		return `{"type":"item.updated","item":{"id":"t","type":"todo_list","items":[{"text":"` + a + `","completed":false},{"text":"` + b + `","completed":true}]}}`
+	}
+	change := func(path string) string {
+		return `{"type":"item.completed","item":{"id":"f","type":"file_change","changes":[{"path":"` + path + `","kind":"add","diff":null}],"status":"completed"}}`
+	}
+	lines := byteLines(todo("a", "b"), todo("a", "b"), todo("c", "b"), todo("c", "b"), todo("a", "b"),
+		change("/a"), change("/a"), change("/b"), change("/a"), todo("a", "\u0062"))
+	if took := diffShapes(t, lines); took != len(lines)-2 {
+		t.Fatalf("the shapes took %d lines, want %d", took, len(lines)-2)
 	}
 }
 
