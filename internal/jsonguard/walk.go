@@ -107,16 +107,64 @@ func AppendLiteral(dst, b []byte, i int) (out []byte, end int, ok bool) {
 	// scratch.
 	d, n := dst[:cap(dst)], n0
 	i++
+	// The common literal in a loop of its own, with few variables: plain
+	// words and one-byte escapes up to the closing quote. Anything else (a
+	// run longer than literalWords words, the end of b near, a \u escape,
+	// non-ASCII, a control byte, an invalid escape) is left to
+	// appendLiteral's general loop, from where this one stopped.
+fast:
+	for {
+		if len(d)-n < LiteralSlack {
+			d = room(d, n, LiteralSlack)
+		}
+		for lim := min(len(b), i+8*literalWords); ; {
+			if i+8 > lim {
+				break fast
+			}
+			x := binary.LittleEndian.Uint64(b[i : i+8])
+			binary.LittleEndian.PutUint64(d[n:n+8], x)
+			if m := plainMask(x); m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				i, n = i+k, n+k
+				break
+			}
+			i, n = i+8, n+8
+		}
+		switch b[i] {
+		case '"':
+			return d[:n], i + 1, true
+		case '\\':
+			if i+1 < len(b) {
+				if e := shortEscapes[b[i+1]]; e != 0 {
+					d[n] = e
+					i, n = i+2, n+1
+					continue
+				}
+			}
+		}
+		break
+	}
+	return appendLiteral(dst, n0, d, n, b, i)
+}
+
+// shortEscapes maps the byte after a backslash to what the escape stands
+// for, for the escapes of one byte; 0 for any other byte.
+var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// appendLiteral is AppendLiteral from b[i] on, inside the literal, with
+// d[:n] decoded so far (d as AppendLiteral has it, dst[:n0] the caller's):
+// the general loop, which takes every byte a literal may hold.
+func appendLiteral(dst []byte, n0 int, d []byte, n int, b []byte, i int) (out []byte, end int, ok bool) {
 	for {
 		if len(d)-n < LiteralSlack {
 			d = room(d, n, LiteralSlack)
 		}
 		for lim := min(len(b), i+8*literalWords); i+8 <= lim; {
-			// strSpecialMask marks quotes, backslashes and control bytes,
-			// x&highs the bytes >= 0x80 (see plainEnd).
-			x := binary.LittleEndian.Uint64(b[i:])
-			binary.LittleEndian.PutUint64(d[n:], x)
-			if m := strSpecialMask(x) | x&highs; m != 0 {
+			// plainMask marks quotes, backslashes, control bytes and the
+			// bytes >= 0x80: the lowest mark is exact.
+			x := binary.LittleEndian.Uint64(b[i : i+8])
+			binary.LittleEndian.PutUint64(d[n:n+8], x)
+			if m := plainMask(x); m != 0 {
 				k := bits.TrailingZeros64(m) >> 3
 				i, n = i+k, n+k
 				goto special
@@ -247,10 +295,10 @@ func PlainEnd(b []byte, i int) int { return plainEnd(b, i) }
 // (indexSpecial: SSE2 on amd64).
 func plainEnd(b []byte, i int) int {
 	if i+8 <= len(b) {
-		// strSpecialMask marks quotes, backslashes and control bytes,
-		// x&highs the bytes >= 0x80: the lowest mark of either is exact.
-		x := binary.LittleEndian.Uint64(b[i:])
-		if m := strSpecialMask(x) | x&highs; m != 0 {
+		// plainMask marks quotes, backslashes, control bytes and the
+		// bytes >= 0x80: the lowest mark is exact.
+		x := binary.LittleEndian.Uint64(b[i : i+8])
+		if m := plainMask(x); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 		i += 8
