@@ -441,7 +441,7 @@ func (e *Emitter) Delta(f Family, scope, id, delta string) error {
 		return e.begin()
 	}
 	var emitID string
-	if l := e.last; l != nil && l.open && l.key == (key{f, scope, id}) {
+	if l := e.last; l != nil && l.open && l.fam == f && l.id == id && l.scope == scope {
 		// A delta of the lifecycle opened last, as nearly every one is:
 		// the id Open would return, without its work. An open lifecycle
 		// means Start has run and Finish has not closed it, so begin
