@@ -188,6 +188,10 @@ type Parser struct {
 	line     int
 	problems apistream.Problems
 	done     bool
+
+	// named and namedType are the last event name found equal to its
+	// type, and the type (nameCheck).
+	named, namedType string
 }
 
 // New returns a Parser that emits to sink. The sink is used only during
@@ -342,7 +346,16 @@ func (p *Parser) isPing(f sse.Frame) bool {
 // its JSON type as malformed; the event is still applied by its type, as
 // the SDKs decode it.
 func (p *Parser) nameCheck(f *sse.Frame, typ string) {
-	if f.Event != "" && f.Event != typ {
+	if f.Event == "" || f.Event == p.named && typ == p.namedType {
+		// The sse reader hands out one string for a name it has seen
+		// lately, and typ is one of the constants: comparing them with
+		// the last pair found equal compares equal pointers, a byte
+		// compare of the name skipped for nearly every event.
+		return
+	}
+	if f.Event == typ {
+		p.named, p.namedType = f.Event, typ
+	} else {
 		p.markMalformed("event name " + strconv.Quote(f.Event) + " but type " + strconv.Quote(typ) + " at line " + strconv.Itoa(f.Line))
 	}
 }
