@@ -1,6 +1,8 @@
 package gemini
 
 import (
+	"bytes"
+
 	"github.com/agentwire/agentwire/internal/jsonguard"
 )
 
@@ -73,6 +75,7 @@ type fastShape struct {
 	cands    []candidate // the reading's candidates, their spans nil
 	hasCands bool        // candidatesRaw
 	hasUsage bool
+	counted  bool // usageCounted
 	spans    []fastSpan
 	used     uint // fastShapes.tick when it last matched or was learnt
 }
@@ -158,7 +161,7 @@ func (sh *fastShape) learn(d []byte, ev *event, notes *fastNotes) bool {
 		}
 	}
 	sh.s.Learn(d, true)
-	sh.hasCands, sh.hasUsage = ev.candidatesRaw, ev.hasUsage
+	sh.hasCands, sh.hasUsage, sh.counted = ev.candidatesRaw, ev.hasUsage, namesCount(ev.usageRaw)
 	sh.spans = sh.spans[:0]
 	add := func(k noteKind, c, p int, b []byte) {
 		sh.spans = append(sh.spans, fastSpan{k, c, p, sh.s.SpanOf(d, b)})
@@ -227,7 +230,7 @@ func (sh *fastShape) replay(ev *event, warm bool) bool {
 			c.parts, c.extras = parts, extras
 		}
 	}
-	ev.candidates, ev.candidatesRaw, ev.hasUsage = cands, sh.hasCands, sh.hasUsage
+	ev.candidates, ev.candidatesRaw, ev.hasUsage, ev.usageCounted = cands, sh.hasCands, sh.hasUsage, sh.counted
 	f := tailFields(ev)
 	for k := range sh.spans {
 		x := &sh.spans[k]
@@ -256,6 +259,29 @@ func (sh *fastShape) replay(ev *event, warm bool) bool {
 	return true
 }
 
+// namesCount reports whether the usage object u has a member whose name
+// ends in TokenCount: the bytes TokenCount" then a colon (after
+// whitespace) are the end of a name, never of a string value, and a
+// shape's names are in every value it matches, so the usage of every
+// event replayed from a shape learnt with such a name holds them (what
+// Parser.object looks for).
+func namesCount(u []byte) bool {
+	for i := 0; ; {
+		k := bytes.Index(u[i:], countName)
+		if k < 0 {
+			return false
+		}
+		i += k + len(countName)
+		if j := jsonguard.SkipWS(u, i); j < len(u) && u[j] == ':' {
+			return true
+		}
+	}
+}
+
+// countName is how the names of usageMetadata's counts end
+// (promptTokenCount, candidatesTokenCount, ...) with the closing quote.
+var countName = []byte(`TokenCount"`)
+
 // tailFields are the members of ev fastTail keeps, in its order.
 func tailFields(ev *event) [4]*[]byte {
 	return [4]*[]byte{&ev.usageRaw, &ev.modelVersion, &ev.responseID, &ev.createTime}
@@ -267,22 +293,36 @@ func tailFields(ev *event) [4]*[]byte {
 // of ev's shapes matches is replayed from it (fastShapes); any other is
 // read (fastRead).
 func fastEvent(d []byte, ev *event) (ok bool) {
-	replayed := ev.replayed
-	ev.reset()
-	shs := ev.shapes
+	if ev.shapes == nil {
+		ev.reset()
+	}
+	shs, replayed := ev.shapes, ev.replayed
 	shs.tick++
 	for k := range fastShapeSlots {
-		j := (shs.last + k) % fastShapeSlots
-		if sh := &shs.s[j]; sh.s.Match(d) {
-			if sh.replay(ev, replayed == j+1) {
-				shs.last, sh.used, shs.misses = j, shs.tick, 0
-				ev.replayed = j + 1
-				return true
-			}
-			ev.reset()
-			break
+		j := shs.last + k
+		if j >= fastShapeSlots {
+			j -= fastShapeSlots
 		}
+		sh := &shs.s[j]
+		if !sh.s.Match(d) {
+			continue
+		}
+		warm := replayed == j+1
+		if warm {
+			// ev is the reset event with this shape's last replay in it,
+			// which the replay writes over: only the texts are to go.
+			ev.texts = ev.texts[:0]
+		} else {
+			ev.reset()
+		}
+		if sh.replay(ev, warm) {
+			shs.last, sh.used, shs.misses = j, shs.tick, 0
+			ev.replayed = j + 1
+			return true
+		}
+		break
 	}
+	ev.reset()
 	shs.misses++
 	var notes *fastNotes
 	if shs.misses&(shs.misses-1) == 0 {

@@ -19,7 +19,7 @@ import (
 var eventOpts = cmp.Options{
 	cmp.AllowUnexported(event{}, candidate{}, part{}, functionCall{}, apiError{}, member{}),
 	cmpopts.EquateEmpty(),
-	cmpopts.IgnoreFields(event{}, "texts", "usageMemo", "tail", "shapes", "replayed"),
+	cmpopts.IgnoreFields(event{}, "texts", "usageMemo", "tail", "shapes", "replayed", "usageCounted"),
 }
 
 // sameAsSlow feeds the event data lines to fastEvent and to the slow path
@@ -39,6 +39,9 @@ func sameAsSlow(t *testing.T, lines [][]byte) int {
 			continue
 		}
 		took++
+		if fast.ev.usageCounted && !bytes.Contains(fast.ev.usageRaw, countName) {
+			t.Fatalf("fastEvent says the usage names a count, it does not: %s", fast.ev.usageRaw)
+		}
 		if err != nil {
 			t.Fatalf("fastEvent took data the slow path rejects (%v):\n%q", err, d)
 		}
@@ -250,6 +253,9 @@ var shapeLines = []string{
 	`{"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 27},"modelVersion": "m"}`,
 	`{"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 28},"modelVersion": "m"}`,
 	`{"candidates": [{"content": {"parts": [{"text": "z"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"totalTokenCount": 29},"modelVersion": "m","responseId": "r"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "A"}],"role": "model"},"index": 0}],"usageMetadata": {"trafficType": "ON_DEMAND"},"modelVersion": "m"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "B"}],"role": "model"},"index": 0}],"usageMetadata": {"trafficType": "TokenCount"},"modelVersion": "m"}`,
+	`{"candidates": [{"content": {"parts": [{"text": "C"}],"role": "model"},"index": 0}],"usageMetadata": {"trafficType": "ON_DEMAND"},"modelVersion": "m"}`,
 }
 
 // TestFastEventShapes checks the shapes of whole events: fastEvent agrees
@@ -298,5 +304,23 @@ func TestFastEventShapes(t *testing.T) {
 	}
 	if want := events - 4 - 1 - 4 - 1; got != want { // the first of each kind, the second result, the calls, the last (a finish)
 		t.Errorf("replayed %d of %d events, want %d", got, events, want)
+	}
+}
+
+func TestNamesCount(t *testing.T) {
+	for in, want := range map[string]bool{
+		`{"promptTokenCount": 1}`:                            true,
+		`{"trafficType": "ON_DEMAND","totalTokenCount" : 2}`: true,
+		"{\"candidatesTokenCount\"\r\n:3}":                   true,
+		`{"trafficType": "ON_DEMAND"}`:                       false,
+		`{"x": "aTokenCount","y": 1}`:                        false,
+		`{"x": ["TokenCount"],"y": {"z": "TokenCount"}}`:     false,
+		`{"x": "TokenCount\"", "y": 1}`:                      false,
+		`{"x": "TokenCount", "yTokenCount": 1}`:              true,
+		`{}`:                                                 false,
+	} {
+		if got := namesCount([]byte(in)); got != want {
+			t.Errorf("namesCount(%s) = %v", in, got)
+		}
 	}
 }

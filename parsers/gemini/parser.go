@@ -359,7 +359,7 @@ func (p *Parser) object(d []byte) error {
 		// replaces the earlier ones (Vertex sends one with only
 		// trafficType until the last chunk). Only its bytes are kept;
 		// Finish decodes the last.
-		if counted := bytes.Contains(ev.usageRaw, []byte(`TokenCount"`)); counted || !p.usageCounted {
+		if counted := ev.usageCounted || bytes.Contains(ev.usageRaw, countName); counted || !p.usageCounted {
 			p.usageRaw = append(p.usageRaw[:0], ev.usageRaw...)
 			p.usageCounted = counted
 		}

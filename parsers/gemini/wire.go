@@ -63,11 +63,16 @@ type event struct {
 	// shapes are fastEvent's shapes of whole events; reset keeps them.
 	shapes *fastShapes
 	// replayed is the shape (its index in shapes, plus one) that the last
-	// reading was replayed from, whose candidates the storage of
-	// candidates then holds but for the spans; 0 after any other reading.
-	// reset clears it: every reading starts with a reset, and fastEvent
-	// looks at it before.
+	// reading was replayed from, when ev is the reset event with that
+	// replay in it and nothing else (then the storage of candidates holds
+	// the shape's candidates but for the spans); 0 after any other
+	// reading. reset clears it: every other reading starts with a reset,
+	// and fastEvent looks at it before.
 	replayed int
+	// usageCounted says that usageRaw is known to name a token count
+	// (replay knows it from its shape, see namesCount); when it is false,
+	// Parser.object looks.
+	usageCounted bool
 }
 
 // usage is usageMetadata's counts; has says which were present.
