@@ -90,13 +90,11 @@ func classify(m *Frame, b []byte, maxDepth int, requireVersion, allowBatch bool,
 	if idx != nil && len(b) <= math.MaxInt32 {
 		idx.Max = maxIndex
 		if err = jsonguard.CheckIndex(b, maxDepth, indexLevels, idx); err == nil {
-			for _, e := range idx.Entries {
-				if e.Level == 1 {
-					top(b[e.NS:e.NE], b[e.VS:e.VE])
-				}
+			for _, e := range idx.Levels[0] {
+				top(b[e.NS:e.NE], b[e.VS:e.VE])
 			}
 			if !idx.Overflow {
-				m.index = idx.Entries
+				m.index = &idx.Levels
 			}
 		}
 	} else {

@@ -217,7 +217,7 @@ type Frame struct {
 
 	requireVersion bool
 	maxDepth       int
-	index          []jsonguard.Entry // the members found by classify (Members), borrowed like Data
+	index          *[jsonguard.MaxLevels][]jsonguard.Entry // the members found by classify (Members), per level, borrowed like Data
 }
 
 // IsMessage reports whether the frame holds one message (a request, a
@@ -251,7 +251,13 @@ func (f Frame) Clone() Frame {
 	f.ID.raw = sub(f.ID.raw)
 	f.Data = sub(f.Data)
 	f.Raw = raw
-	f.index = append([]jsonguard.Entry(nil), f.index...)
+	if f.index != nil {
+		lv := *f.index
+		for l := range lv {
+			lv[l] = append([]jsonguard.Entry(nil), lv[l]...)
+		}
+		f.index = &lv
+	}
 	return f
 }
 

@@ -71,40 +71,45 @@ func String(tok []byte) (s string, ok bool) {
 // other object, and for a frame from Classify, it walks obj as the
 // package's Members does.
 func (f Frame) Members(obj []byte, fn func(name, value []byte) bool) {
-	if len(f.index) > 0 && len(obj) > 0 && obj[0] == '{' {
-		if o, ok := within(f.Data, obj); ok && replay(f.Data, f.index, o, o+len(obj), fn) {
+	if f.index != nil && len(obj) > 0 && obj[0] == '{' {
+		if o, ok := within(f.Data, obj); ok && replay(f.Data, f.index, o, fn) {
 			return
 		}
 	}
 	Members(obj, fn)
 }
 
-// replay calls fn for the members of the object data[o:end] that index
-// holds (names between their quotes), in order, until fn returns false,
-// and reports whether it held any. The index's entries are in the order
-// their values end, so the object's members lie among the entries that
-// end after o and before end: a binary search finds the first of them.
-func replay(data []byte, index []jsonguard.Entry, o, end int, fn func(name, value []byte) bool) bool {
-	lo, hi := 0, len(index)
-	for lo < hi {
-		if h := int(uint(lo+hi) >> 1); int(index[h].VE) <= o {
-			lo = h + 1
-		} else {
-			hi = h
-		}
-	}
-	found := false
-	for _, e := range index[lo:] {
-		if int(e.VE) >= end {
-			break
-		}
-		if int(e.Obj) != o {
+// replay calls fn for the members of the object at data[o] that the
+// index holds (names between their quotes), in order, until fn returns
+// false, and reports whether it held any. An object's members are
+// consecutive entries of their level's, and the first of them is the
+// first entry of that level ending after o (jsonguard.Index): a binary
+// search per level finds it. The levels are tried from 2 (params' or
+// result's members, and theirs), level 1 (the message's own members,
+// which Members is not given) last.
+func replay(data []byte, index *[jsonguard.MaxLevels][]jsonguard.Entry, o int, fn func(name, value []byte) bool) bool {
+	for l := 1; l <= len(index); l++ {
+		lv := index[l%len(index)]
+		if len(lv) == 0 || int(lv[len(lv)-1].VE) <= o {
 			continue
 		}
-		found = true
-		if !fn(data[e.NS+1:e.NE-1], data[e.VS:e.VE]) {
-			break
+		lo, hi := 0, len(lv)-1
+		for lo < hi {
+			if h := int(uint(lo+hi) >> 1); int(lv[h].VE) <= o {
+				lo = h + 1
+			} else {
+				hi = h
+			}
 		}
+		if int(lv[lo].Obj) != o {
+			continue
+		}
+		for _, e := range lv[lo:] {
+			if int(e.Obj) != o || !fn(data[e.NS+1:e.NE-1], data[e.VS:e.VE]) {
+				break
+			}
+		}
+		return true
 	}
-	return found
+	return false
 }

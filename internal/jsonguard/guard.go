@@ -328,30 +328,38 @@ type Entry struct {
 
 // Index is where [CheckIndex] records the members it finds.
 type Index struct {
-	// Entries are the members recorded, in the order the validating pass
-	// reaches the end of their values: the members of an object in order,
-	// each after the members of the objects inside its value, so VE
-	// increases strictly from one entry to the next. CheckIndex truncates
-	// it first and reuses its memory.
-	Entries []Entry
+	// Levels[l-1] are the members recorded at level l, in the order the
+	// validating pass reaches the end of their values: the members of an
+	// object in order, each after the members of the objects inside its
+	// value. VE increases strictly along each level's entries and across
+	// all of them (merged by VE, they are the order of the pass), and the
+	// members of one object are consecutive entries of their level's (the
+	// members between them, inside their values, are deeper), so the
+	// first entry of a level that ends after an object starts is its
+	// first member when the object's members are at that level.
+	// CheckIndex truncates them first and reuses their memory.
+	Levels [MaxLevels][]Entry
 	// Max, when positive, bounds the entries of levels 2 and deeper: past
 	// it they are not recorded and Overflow is set (the level-1 entries
 	// are all kept), so that the index's memory stays small whatever a
 	// line holds.
 	Max int
 	// Overflow is set by CheckIndex when it left entries out: past Max,
-	// or every nested one for a b longer than math.MaxInt32.
+	// or all of them for a b longer than math.MaxInt32.
 	Overflow bool
 	nested   int // entries of levels 2 and deeper
 }
 
 // reset empties x for a new check.
 func (x *Index) reset() {
-	x.Entries, x.Overflow, x.nested = x.Entries[:0], false, 0
+	for l := range x.Levels {
+		x.Levels[l] = x.Levels[l][:0]
+	}
+	x.Overflow, x.nested = false, 0
 }
 
-// add records the member of the object at b[obj] at level whose name is
-// b[ns:ne] and whose value is b[vs:ve].
+// add records the member of the object at b[obj] at level (1 to
+// MaxLevels) whose name is b[ns:ne] and whose value is b[vs:ve].
 func (x *Index) add(level, obj, ns, ne, vs, ve int) {
 	if level > 1 {
 		if x.Max > 0 && x.nested >= x.Max {
@@ -360,7 +368,8 @@ func (x *Index) add(level, obj, ns, ne, vs, ve int) {
 		}
 		x.nested++
 	}
-	x.Entries = append(x.Entries, Entry{int32(level), int32(obj), int32(ns), int32(ne), int32(vs), int32(ve)})
+	l := &x.Levels[level-1]
+	*l = append(*l, Entry{int32(level), int32(obj), int32(ns), int32(ne), int32(vs), int32(ve)})
 }
 
 // CheckIndex is [CheckMembers] for the members of every object within
@@ -368,9 +377,8 @@ func (x *Index) add(level, obj, ns, ne, vs, ve int) {
 // recorded in x (see [Entry] and [Index]) as the one validating pass
 // reaches the end of each value. It costs what Check costs, plus an
 // append per member; a decoder that reads a few nested members need not
-// walk the bytes again. A b longer than math.MaxInt32 gets its level-1
-// members only (and Overflow), levels 2 and deeper being out of an
-// Entry's reach.
+// walk the bytes again. A b longer than math.MaxInt32, out of an Entry's
+// reach, is checked with nothing recorded and Overflow set.
 //
 // As for CheckMembers, what x holds means something only when CheckIndex
 // returns nil, and nothing is recorded for a top level that is not an

@@ -4,6 +4,7 @@ import (
 	stdjson "encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,22 +114,48 @@ type nestedCall struct {
 }
 
 // indexed runs CheckIndex(b, maxDepth, levels) with an index that a
-// previous check filled (it must be emptied) and returns its entries as
-// nestedCalls (nil when there are none), failing t when an entry's
-// spans are not in b or the entries' ends do not increase strictly.
+// previous check filled (it must be emptied) and returns its entries,
+// merged by their ends, as nestedCalls (nil when there are none),
+// failing t when an entry's spans are not in b, an entry is at another
+// level's place, the ends do not increase strictly along a level and
+// across all, or an object's members are not consecutive in their
+// level's entries.
 func indexed(t interface{ Fatalf(string, ...any) }, b []byte, maxDepth, levels int) ([]nestedCall, error) {
-	x := Index{Entries: []Entry{{Level: 9}}, Overflow: true}
+	x := Index{Overflow: true}
+	for l := range x.Levels {
+		x.Levels[l] = []Entry{{Level: 9}}
+	}
 	err := CheckIndex(b, maxDepth, levels, &x)
 	if x.Overflow {
 		t.Fatalf("CheckIndex(%q) overflowed without Max", b)
 	}
+	var all []Entry
+	for l, lv := range x.Levels {
+		seen := map[int32]bool{}
+		for k, e := range lv {
+			if int(e.Level) != l+1 {
+				t.Fatalf("CheckIndex(%q) level %d entry %d = %+v", b, l+1, k, e)
+			}
+			if k > 0 && e.VE <= lv[k-1].VE {
+				t.Fatalf("CheckIndex(%q) level %d entry %d ends at %d, the one before at %d", b, l+1, k, e.VE, lv[k-1].VE)
+			}
+			if k > 0 && e.Obj != lv[k-1].Obj {
+				if seen[e.Obj] {
+					t.Fatalf("CheckIndex(%q) level %d: the members of the object at %d are not consecutive", b, l+1, e.Obj)
+				}
+				seen[lv[k-1].Obj] = true
+			}
+		}
+		all = append(all, lv...)
+	}
+	slices.SortFunc(all, func(a, b Entry) int { return int(a.VE) - int(b.VE) })
 	var out []nestedCall
-	for k, e := range x.Entries {
+	for k, e := range all {
 		if e.NS < 0 || e.NS > e.NE || e.NE > e.VS || e.VS > e.VE || int(e.VE) > len(b) || e.Obj < 0 || int(e.Obj) >= len(b) {
 			t.Fatalf("CheckIndex(%q) entry %d = %+v: not spans of b", b, k, e)
 		}
-		if k > 0 && e.VE <= x.Entries[k-1].VE {
-			t.Fatalf("CheckIndex(%q) entry %d ends at %d, the one before at %d", b, k, e.VE, x.Entries[k-1].VE)
+		if k > 0 && e.VE == all[k-1].VE {
+			t.Fatalf("CheckIndex(%q) entries %+v and %+v end together", b, all[k-1], e)
 		}
 		out = append(out, nestedCall{int(e.Level), int(e.Obj), string(b[e.NS:e.NE]), string(b[e.VS:e.VE])})
 	}
@@ -231,16 +258,16 @@ func TestCheckIndex(t *testing.T) {
 	if err := CheckIndex(b, 0, 3, &x); err != nil {
 		t.Fatal(err)
 	}
-	var levels []int32
-	for _, e := range x.Entries {
-		levels = append(levels, e.Level)
+	var levels []int
+	for _, lv := range x.Levels {
+		levels = append(levels, len(lv))
 	}
-	if !x.Overflow || !reflect.DeepEqual(levels, []int32{2, 3, 1, 1}) {
-		t.Fatalf("Max 2: overflow %v, levels %v; want true, [2 3 1 1]", x.Overflow, levels)
+	if !x.Overflow || !reflect.DeepEqual(levels, []int{2, 1, 1, 0}) {
+		t.Fatalf("Max 2: overflow %v, entries per level %v; want true, [2 1 1 0]", x.Overflow, levels)
 	}
 	// An index used again starts empty; a top level that is not an object
 	// records nothing.
-	if err := CheckIndex([]byte(`[{"a":1}]`), 0, 3, &x); err != nil || len(x.Entries) != 0 || x.Overflow {
+	if err := CheckIndex([]byte(`[{"a":1}]`), 0, 3, &x); err != nil || len(x.Levels[0])+len(x.Levels[1]) != 0 || x.Overflow {
 		t.Fatalf("array: %v, %+v", err, x)
 	}
 }
