@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"hash"
 	"reflect"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -88,10 +89,16 @@ type runState struct {
 	c        collector
 	chunks   [2]hash.Hash
 	chunkLen [2]int
-	items    []*driver.TranscriptItem
-	itemAt   []int
-	itemPl   []Place
+	items    []runItem
 	noItems  bool // RUN-04 is not judged (Checker.DiscardTranscript)
+}
+
+// runItem is what RUN-04 keeps of an item event: the item, the event's
+// index and, when the collector places, its place.
+type runItem struct {
+	item *driver.TranscriptItem
+	at   int
+	pl   Place
 }
 
 func (r *runState) event(i int, ev *driver.RunEvent) {
@@ -125,11 +132,16 @@ func (r *runState) event(i int, ev *driver.RunEvent) {
 		if r.noItems {
 			return
 		}
-		r.items = append(r.items, ev.Item)
-		r.itemAt = append(r.itemAt, i)
+		it := runItem{item: ev.Item, at: i}
 		if c.placing {
-			r.itemPl = append(r.itemPl, c.at)
+			it.pl = c.at
 		}
+		if len(r.items) == cap(r.items) {
+			// Doubled: append's quarter steps past 256 elements would
+			// allocate five times the final size on a long run.
+			r.items = slices.Grow(r.items, max(len(r.items), 64))
+		}
+		r.items = append(r.items, it)
 	case driver.RunEventInvocation, driver.RunEventSpawn, driver.RunEventRuntime, driver.RunEventLifecycle:
 	default:
 		c.add("RUN-01", i, "unknown event type %q", ev.Type)
@@ -152,11 +164,12 @@ func (r *runState) finish(resp driver.Response) {
 	}
 	n := min(len(r.items), len(resp.Transcript))
 	for j := range n {
-		if !sameItem(r.items[j], &resp.Transcript[j]) && !reflect.DeepEqual(*r.items[j], resp.Transcript[j]) {
+		it := &r.items[j]
+		if !sameItem(it.item, &resp.Transcript[j]) && !reflect.DeepEqual(*it.item, resp.Transcript[j]) {
 			if c.placing {
-				c.at = r.itemPl[j]
+				c.at = it.pl
 			}
-			c.add("RUN-04", r.itemAt[j], "item event %d (%s) differs from Response.Transcript[%d] (%s)", j, r.items[j].Kind, j, resp.Transcript[j].Kind)
+			c.add("RUN-04", it.at, "item event %d (%s) differs from Response.Transcript[%d] (%s)", j, it.item.Kind, j, resp.Transcript[j].Kind)
 			return
 		}
 	}
