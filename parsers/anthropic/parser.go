@@ -734,6 +734,12 @@ func (p *Parser) blockFor(idx int, kind deltaKind) *block {
 
 // delta applies a text, thinking, signature or argument delta.
 func (p *Parser) delta(f *sse.Frame, idx int, kind deltaKind, val []byte) error {
+	if b := p.last; kind == deltaText && b != nil && b.index == idx && b.kind == blockText && !b.stopped {
+		// A text delta of the block the last delta went to, as nearly
+		// every one is: blockFor's first answer, without its work (the
+		// sink's error was looked at before the event).
+		return p.text(b, val)
+	}
 	b := p.blockFor(idx, kind)
 	if err := p.em.Err(); err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agentwire/agentwire/driver"
 )
 
 // TestUnpaired: content before message_start, a delta and a stop without
@@ -36,5 +38,32 @@ func TestUnpaired(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("findings %+v\nwant %+v", got, want)
+	}
+}
+
+// TestDeltaAfterItsStop: a text delta for the block the last delta went
+// to, after that block's content_block_stop, is one without its
+// content_block_start: a finding, and its text a new block's (a second
+// lifecycle of the index), not the stopped block's.
+func TestDeltaAfterItsStop(t *testing.T) {
+	var got []string
+	opts := Options{Unpaired: func(_ int64, _ int, msg string) { got = append(got, msg) }}
+	body := events(evStart, evText0, textDelta("0", "first"), evStop0, textDelta("0", "again"), evEndTurn, evMsgStop)
+	r, err := Parse(strings.NewReader(body), &countSink{}, opts, Outcome{})
+	if err != nil || r.Output != "firstagain" || r.Metadata[MetaMalformed] != "1" {
+		t.Fatalf("err %v output %q meta %v", err, r.Output, r.Metadata)
+	}
+	want := []string{"content_block_delta at index 0 without its content_block_start", "content block 0 (text) started but not stopped before message_stop"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+	var texts []string
+	for _, it := range r.Transcript {
+		if it.Kind == driver.TranscriptAssistant {
+			texts = append(texts, it.Text)
+		}
+	}
+	if !reflect.DeepEqual(texts, []string{"first", "again"}) {
+		t.Errorf("assistant texts %q: want the two blocks' own", texts)
 	}
 }
