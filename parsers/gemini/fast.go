@@ -75,9 +75,11 @@ type fastShape struct {
 	cands    []candidate // the reading's candidates, their spans nil
 	hasCands bool        // candidatesRaw
 	hasUsage bool
-	counted  bool // usageCounted
-	spans    []fastSpan
-	used     uint // fastShapes.tick when it last matched or was learnt
+	counted  bool                   // usageCounted
+	spans    []fastSpan             // the texts, indexes and part values
+	tail     [4]jsonguard.ShapeSpan // the members tailFields lists
+	tailHas  [4]bool                // which of them the event has
+	used     uint                   // fastShapes.tick when it last matched or was learnt
 }
 
 // fastShapes are the shapes of the events fastEvent learnt last, a few
@@ -104,7 +106,6 @@ const (
 	noteText  noteKind = iota // a text part's literal
 	noteIndex                 // a candidate's index
 	noteVal                   // a part's whole value (part.val)
-	noteTail                  // the first of tailFields' four, in order
 )
 
 // fastSpan is a value of the learnt reading: what it is, its candidate and
@@ -190,8 +191,8 @@ func (sh *fastShape) learn(d []byte, ev *event, notes *fastNotes) bool {
 	}
 	sh.cands = cands
 	for k, f := range tailFields(ev) {
-		if *f != nil {
-			add(noteTail+noteKind(k), 0, 0, *f)
+		if sh.tailHas[k] = *f != nil; sh.tailHas[k] {
+			sh.tail[k] = sh.s.SpanOf(d, *f)
 		}
 	}
 	return true
@@ -231,10 +232,23 @@ func (sh *fastShape) replay(ev *event, warm bool) bool {
 		}
 	}
 	ev.candidates, ev.candidatesRaw, ev.hasUsage, ev.usageCounted = cands, sh.hasCands, sh.hasUsage, sh.counted
-	f := tailFields(ev)
+	s := &sh.s
+	// The members after the candidates, in tailFields' order.
+	if sh.tailHas[0] {
+		ev.usageRaw = s.Slice(sh.tail[0])
+	}
+	if sh.tailHas[1] {
+		ev.modelVersion = s.Slice(sh.tail[1])
+	}
+	if sh.tailHas[2] {
+		ev.responseID = s.Slice(sh.tail[2])
+	}
+	if sh.tailHas[3] {
+		ev.createTime = s.Slice(sh.tail[3])
+	}
 	for k := range sh.spans {
 		x := &sh.spans[k]
-		b := sh.s.Slice(x.sp)
+		b := s.Slice(x.sp)
 		switch x.kind {
 		case noteText:
 			n := len(ev.texts)
@@ -245,6 +259,11 @@ func (sh *fastShape) replay(ev *event, warm bool) bool {
 			ev.texts = out
 			cands[x.c].parts[x.p].text = out[n:len(out):len(out)]
 		case noteIndex:
+			if len(b) == 1 && b[0]-'0' <= 9 {
+				// A digit: StrictUint's reading, in line.
+				cands[x.c].index = int(b[0] - '0')
+				break
+			}
 			n, end := jsonguard.StrictUint(b, 0)
 			if end != len(b) {
 				return false
@@ -252,8 +271,6 @@ func (sh *fastShape) replay(ev *event, warm bool) bool {
 			cands[x.c].index = n
 		case noteVal:
 			cands[x.c].parts[x.p].val = b
-		default:
-			*f[x.kind-noteTail] = b
 		}
 	}
 	return true
