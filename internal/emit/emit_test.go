@@ -216,7 +216,7 @@ func TestLifecyclesReleased(t *testing.T) {
 	if ok, _ := e.ToolResult("", "t", map[string]any{"ok": true}); !ok {
 		t.Error("no result for the closed call")
 	}
-	if kept, n := e.kept(), e.lives[key{Text, "", "m"}].n; kept != 0 || n != 3 {
+	if kept, n := e.kept(), e.lives.get(key{Text, "", "m"}).n; kept != 0 || n != 3 {
 		t.Errorf("%d lifecycles kept, text m had %d incarnations", kept, n)
 	}
 	if ok, _ := e.ToolResult("", "t", nil); ok {
@@ -284,8 +284,8 @@ func TestBoundedForgets(t *testing.T) {
 		return e, sink
 	}
 	e, sink := run(true)
-	if len(e.lives) > maxAwaiting {
-		t.Errorf("bounded: %d ids kept after %d closed lifecycles, want at most %d", len(e.lives), 4*n, maxAwaiting)
+	if e.lives.len() > maxAwaiting {
+		t.Errorf("bounded: %d ids kept after %d closed lifecycles, want at most %d", e.lives.len(), 4*n, maxAwaiting)
 	}
 	if p := sink.Payloads[len(sink.Payloads)-4]; p.Kind != driver.StreamTextStart || p.MessageID != "item_0" {
 		t.Errorf("bounded: the reused id opened %s %q, want text.start \"item_0\"", p.Kind, p.MessageID)
@@ -297,8 +297,8 @@ func TestBoundedForgets(t *testing.T) {
 		t.Errorf("the exact judge of the bounded stream found %v, want the reopened item_0 (EVT-03)", vs)
 	}
 	e, sink = run(false)
-	if len(e.lives) < 4*n {
-		t.Errorf("exact: %d ids kept, want every one of %d", len(e.lives), 4*n)
+	if e.lives.len() < 4*n {
+		t.Errorf("exact: %d ids kept, want every one of %d", e.lives.len(), 4*n)
 	}
 	if p := sink.Payloads[len(sink.Payloads)-4]; p.MessageID != "item_0#2" {
 		t.Errorf("exact: the reused id opened %s %q, want item_0#2", p.Kind, p.MessageID)
@@ -380,11 +380,11 @@ func TestItemStoredOnce(t *testing.T) {
 
 func (e *Emitter) kept() int {
 	n := 0
-	for _, en := range e.lives {
+	e.lives.each(func(en entry) {
 		if en.l != nil && en.l != e.last {
 			n++
 		}
-	}
+	})
 	if e.last != nil {
 		n++ // in lives or not (Emitter.lives)
 	}
