@@ -5,7 +5,6 @@ import (
 	"bytes"
 	stdjson "encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/parsertest"
 	"github.com/agentwire/agentwire/jsonrpc"
 )
 
@@ -109,18 +109,7 @@ func BenchmarkFeed(b *testing.B) {
 func feedAll(b *testing.B, data []byte) {
 	r := jsonrpc.NewReader(bytes.NewReader(data), jsonrpc.Options{})
 	p := New(&countSink{}, Options{Streaming: true})
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := p.Feed(f); err != nil {
-			b.Fatal(err)
-		}
-	}
+	parsertest.FeedAll(b, r.Next, p.Feed)
 	if _, err := p.Finish(Outcome{}); err != nil {
 		b.Fatal(err)
 	}

@@ -3,12 +3,12 @@ package appserver
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/parsertest"
 	"github.com/agentwire/agentwire/jsonrpc"
 )
 
@@ -120,18 +120,7 @@ func BenchmarkFeed(b *testing.B) {
 		src.Reset(data)
 		r.Reset(src, jsonrpc.Options{})
 		p := New(&countSink{}, Options{Streaming: true})
-		for {
-			f, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := p.Feed(f); err != nil {
-				b.Fatal(err)
-			}
-		}
+		parsertest.FeedAll(b, r.Next, p.Feed)
 		if _, err := p.Finish(Outcome{}); err != nil {
 			b.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package claude
 
 import (
 	"bytes"
-	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,18 +75,7 @@ func BenchmarkParsePartial(b *testing.B) {
 		src.Reset(stream)
 		rd.Reset(src, ndjson.Options{})
 		p := New(&countSink{}, opts)
-		for {
-			f, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := p.Feed(f); err != nil {
-				b.Fatal(err)
-			}
-		}
+		parsertest.FeedAll(b, rd.Next, p.Feed)
 		resp, err := p.Finish(Outcome{})
 		if err != nil || resp.Output != "done" || !resp.Checkpoint.Valid {
 			b.Fatalf("bad run: %v %+v", err, resp.Checkpoint)
