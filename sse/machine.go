@@ -86,6 +86,9 @@ type machine struct {
 	skipping     bool // discarding an oversized block
 	skipLineData bool // while skipping: the current line has bytes
 
+	blk     block // scanBlock's result
+	fastOff int   // blocks left to decode without trying scanBlock (fastBackoff)
+
 	lastID         string
 	streamRetry    time.Duration
 	hasStreamRetry bool
@@ -273,7 +276,8 @@ func (m *machine) lineEnd(atEOF bool) (end, n int, ok bool) {
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // step advances the machine by at most one output. atEOF says no more input
-// will be appended.
+// will be appended. The owner's loop calls fast first, which delivers the
+// common block in one call, and step when fast did not.
 func (m *machine) step(atEOF bool) status {
 	if m.queued {
 		m.queued = false
@@ -328,8 +332,8 @@ func (m *machine) step(atEOF bool) status {
 
 // lines consumes the complete lines of buf[ls:w], each ended by the first
 // LF or CR after it (one indexEOL per line; a blank line, the end of most
-// events, needs none): the hot loop of step. It returns stMore when no
-// complete line is left without output.
+// events, needs none): the hot loop of step, after fast. It returns
+// stMore when no complete line is left without output.
 func (m *machine) lines(atEOF bool) status {
 	buf := m.buf[:m.w]
 	ls, line := m.ls, m.line
@@ -464,11 +468,7 @@ func (m *machine) dispatch(next int, incomplete bool) status {
 	f.Kind = KindEvent
 	event := ""
 	if m.hasEvent {
-		if name := m.buf[m.ev0:m.ev1]; string(name) == m.names[0] {
-			event = m.names[0] // the same name as the last event's
-		} else {
-			event = m.intern(name, 1)
-		}
+		event = m.eventName(m.buf[m.ev0:m.ev1])
 	}
 	f.Event = event
 	if m.ndata == 1 {
@@ -484,6 +484,83 @@ func (m *machine) dispatch(next int, incomplete bool) status {
 	f.Incomplete = incomplete
 	m.consume(next)
 	return stFrame
+}
+
+// eventName returns the event name b as a string: the last event's when it
+// is the same (the common case, tried first), else intern's.
+func (m *machine) eventName(b []byte) string {
+	if string(b) == m.names[0] {
+		return m.names[0]
+	}
+	return m.intern(b, 1)
+}
+
+// fast delivers the block at m.pos into m.out, as step does with stFrame,
+// when the block is one of the fast layout (block.go), matched whole by one
+// scanBlock, and reports whether it did. It does what lines and dispatch do
+// for such a block without the block state (still fresh at the start of a
+// block): the layout has one data line and no id or retry field. It tries
+// only where the first line of the block has not been searched yet, so
+// that a block arriving byte by byte is matched once, and leaves a block
+// over the size limit to step.
+//
+// Its first checks are inlined into the owner's loop, so that a stream of
+// large blocks, read in many pieces, pays for no call per read.
+func (m *machine) fast() bool {
+	// Not while the BOM is unchecked or a block is skipped; only at the
+	// start of a block whose first line has not been searched (ls is never
+	// before pos).
+	if !m.started || m.skipping || max(m.ls, m.eolFrom) != m.pos {
+		return false
+	}
+	return m.fastBlock()
+}
+
+// fastBlock is fast after its checks.
+func (m *machine) fastBlock() bool {
+	pos := m.pos
+	// Not while a frame is queued, nor at the end of the stream (done
+	// implies that no byte is pending): "data:\n\n" is the shortest block
+	// of the layout.
+	if m.queued || m.w-pos < 7 {
+		return false
+	}
+	if m.fastOff > 0 {
+		m.fastOff--
+		return false
+	}
+	b := &m.blk
+	buf := m.buf
+	switch scanBlock(buf[pos:m.w], b) {
+	case blockMatch:
+		if b.end > m.maxEvent {
+			m.count(b.end)
+			return false
+		}
+	case blockOther:
+		m.count(m.w - pos) // at most
+		m.fastOff = fastBackoff
+		return false
+	default:
+		m.count(m.w - pos)
+		return false
+	}
+	next := pos + b.end
+	event := ""
+	if b.lines == 3 {
+		event = m.eventName(buf[pos+b.ev0 : pos+b.ev1])
+	}
+	// Into locals first: the stores into m.out would otherwise make the
+	// compiler load the fields again.
+	data, raw := buf[pos+b.d0:pos+b.d1:pos+b.d1], buf[pos:next:next]
+	off, blockLine, id := m.off+int64(pos), m.blockLine, m.lastID
+	f := &m.out
+	f.Kind, f.Event, f.Data, f.ID, f.Retry, f.HasRetry = KindEvent, event, data, id, 0, false
+	f.Raw, f.Offset, f.Line, f.Incomplete = raw, off, blockLine, false
+	m.count(b.end)
+	line := m.line + b.lines
+	m.pos, m.ls, m.line, m.blockLine = next, next, line, line
+	return true
 }
 
 // setSpan fills m.out with a non-event frame for buf[m.pos:next].

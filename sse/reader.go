@@ -80,6 +80,9 @@ func (r *Reader) next() *Frame {
 		return nil
 	}
 	for {
+		if r.m.fast() {
+			return &r.m.out
+		}
 		switch r.m.step(r.eof) {
 		case stFrame:
 			return &r.m.out
@@ -263,7 +266,11 @@ func (d *Decoder) run(atEOF bool) error {
 	m := &d.m
 	for {
 		var err error
-		switch m.step(atEOF) {
+		st := stFrame
+		if !m.fast() {
+			st = m.step(atEOF)
+		}
+		switch st {
 		case stFrame:
 			if d.emit != nil {
 				err = d.emit(&m.out, nil)
