@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "eol_amd64.h"
 
 // func scanBlock(b []byte, s *block) int
 //
@@ -138,12 +139,7 @@ sloop:
 	LEAQ     16(R10), R11
 	CMPQ     R11, BX
 	JA       stail
-	MOVOU    (SI)(R10*1), X0
-	MOVOU    X0, X3
-	PCMPEQB  X1, X0
-	PCMPEQB  X2, X3
-	POR      X3, X0
-	PMOVMSKB X0, CX
+	EOLMASK16((SI)(R10*1), CX)
 	TESTL    CX, CX
 	JNZ      hit
 	MOVQ     R11, R10
@@ -156,12 +152,7 @@ stail:
 	CMPQ     BX, $16
 	JB       bytes
 	LEAQ     -16(BX), R11
-	MOVOU    (SI)(R11*1), X0
-	MOVOU    X0, X3
-	PCMPEQB  X1, X0
-	PCMPEQB  X2, X3
-	POR      X3, X0
-	PMOVMSKB X0, DX
+	EOLMASK16((SI)(R11*1), DX)
 
 tailhit:
 	// DX holds the LF and CR bits of the last load, at R11; the bytes

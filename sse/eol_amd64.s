@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "eol_amd64.h"
 
 // func indexEOL(b []byte) int
 //
@@ -56,12 +57,7 @@ tail:
 	// then the last 16 bytes, overlapping what is searched.
 	CMPQ DI, DX
 	JA   last
-	MOVOU (DI), X0
-	MOVOU X0, X3
-	PCMPEQB X1, X0
-	PCMPEQB X2, X3
-	POR   X3, X0
-	PMOVMSKB X0, CX
+	EOLMASK16((DI), CX)
 	TESTL CX, CX
 	JNZ   hit
 	ADDQ  $16, DI
@@ -72,12 +68,7 @@ last:
 	SUBQ DX, CX
 	CMPQ CX, $16
 	JAE  none
-	MOVOU (DX), X0
-	MOVOU X0, X3
-	PCMPEQB X1, X0
-	PCMPEQB X2, X3
-	POR   X3, X0
-	PMOVMSKB X0, AX
+	EOLMASK16((DX), AX)
 	SHRL  CX, AX
 	TESTL AX, AX
 	JZ    none
