@@ -2,7 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/parsertest"
 	"github.com/agentwire/agentwire/ndjson"
 )
 
@@ -71,18 +71,7 @@ func BenchmarkFeed(b *testing.B) {
 			for b.Loop() {
 				p := New(nopSink{}, Options{Streaming: true})
 				r := ndjson.NewReader(bytes.NewReader(data), ndjson.Options{})
-				for {
-					f, err := r.Next()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := p.Feed(f); err != nil {
-						b.Fatal(err)
-					}
-				}
+				parsertest.FeedAll(b, r.Next, p.Feed)
 				if resp, err := p.Finish(Outcome{}); err != nil || !resp.Checkpoint.Valid {
 					b.Fatalf("err %v checkpoint %+v", err, resp.Checkpoint)
 				}
