@@ -176,6 +176,7 @@ type Parser struct {
 	lastItem   string   // the last id string decoded, reused while it repeats
 	pr         params   // the params of the notification being handled
 	it         wireItem // the item of the item notification being handled
+	usageDec   usageBuf // the tokenUsage of the notification being handled (fastUsage)
 	pairs      pairs    // for Options.Unpaired
 	// customRaw is customFrame's last Raw, by message bytes, and
 	// customMethod its method.

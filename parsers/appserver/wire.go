@@ -1,7 +1,7 @@
 package appserver
 
 import (
-	"strings"
+	"bytes"
 
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/jsonrpc"
@@ -226,16 +226,10 @@ func (p *Parser) fastItem(f jsonrpc.Frame, obj []byte, it *wireItem) bool {
 	var seen uint32 // one bit per field
 	ok := true
 	f.Members(obj, func(name, v []byte) bool {
-		k, exact := itemField(name)
-		if !exact {
-			ok = k < 0 // an unknown name, or one the decoder would match
+		var k int
+		if k, ok = itemNames.take(name, &seen); !ok || k < 0 {
 			return ok
 		}
-		if seen&(1<<k) != 0 {
-			ok = false
-			return false
-		}
-		seen |= 1 << k
 		null := v[0] == 'n'
 		switch k {
 		case fiType, fiStatus:
@@ -358,55 +352,169 @@ func constString(tok []byte, consts []string) (string, bool) {
 	return jsonrpc.String(tok)
 }
 
-// itemFields maps the lower-case form of each wireItem member name to its
-// fi constant.
-var itemFields = func() map[string]int {
-	m := make(map[string]int, len(wireItemNames))
-	for i, n := range wireItemNames {
-		m[strings.ToLower(n)] = i
-	}
-	return m
-}()
+// fieldNames matches member names to the fields of a struct the parser
+// decodes by hand (fastItem, fastUsage) as jsonguard.Unmarshal would
+// match them: the field names by length, each with its index.
+type fieldNames [][]struct {
+	k int
+	b []byte
+}
 
-// itemField returns the wireItem field a member name matches: exact is
-// true for the field's own name (k its fi constant); otherwise k is -1 for
-// a name the decoder matches to no field, which can be skipped, and 0 for
-// one it could match (an ASCII case variant of a field name, or a name
-// with an escape or a non-ASCII byte, which could spell one or a Unicode
-// case fold of one).
-func itemField(name []byte) (k int, exact bool) {
-	var low [24]byte // longer than every field name
-	if len(name) > len(low) {
-		return plainLong(name), false
+// newFieldNames indexes names (distinct case-insensitively, ASCII).
+func newFieldNames(names ...string) fieldNames {
+	var t fieldNames
+	for k, n := range names {
+		for len(t) <= len(n) {
+			t = append(t, nil)
+		}
+		t[len(n)] = append(t[len(n)], struct {
+			k int
+			b []byte
+		}{k, []byte(n)})
 	}
-	for i, c := range name {
+	return t
+}
+
+// match returns the field a member name matches: exact is true for the
+// field's own name (k its index); otherwise k is -1 for a name the
+// decoder matches to no field, which can be skipped, and 0 for one it
+// could match (an ASCII case variant of a field name, or a name with an
+// escape or a non-ASCII byte, which could spell one or a Unicode case
+// fold of one). A name is compared with the field names of its length
+// only (no hashing, no lower-casing), exactly, then case-insensitively.
+func (t fieldNames) match(name []byte) (k int, exact bool) {
+	if len(name) > 0 && len(name) < len(t) {
+		c := name[0]
+		for _, n := range t[len(name)] {
+			if c == n.b[0] && string(name) == string(n.b) {
+				return n.k, true
+			}
+		}
+		// A name that folds to a field name (lower-case letters first)
+		// begins with that letter in either case; c|0x20 is it then.
+		for _, n := range t[len(name)] {
+			if c|0x20 == n.b[0]|0x20 && bytes.EqualFold(name, n.b) {
+				return 0, false
+			}
+		}
+	}
+	for _, c := range name {
 		if c == '\\' || c >= 0x80 {
 			return 0, false
 		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		low[i] = c
 	}
-	k, ok := itemFields[string(low[:len(name)])]
-	if !ok {
+	return -1, false
+}
+
+// take is match for one object of a decoding pass under fastItem's
+// rules, seen holding a bit per field taken before: ok is false when the
+// pass must give up (a name the decoder could match that is no field's
+// own, or a field's second time); otherwise k is the field, or -1 for a
+// member to skip.
+func (t fieldNames) take(name []byte, seen *uint32) (k int, ok bool) {
+	k, exact := t.match(name)
+	if !exact {
+		return -1, k < 0
+	}
+	if *seen&(1<<k) != 0 {
 		return -1, false
 	}
-	if string(name) != wireItemNames[k] {
-		return 0, false
-	}
+	*seen |= 1 << k
 	return k, true
 }
 
-// plainLong is itemField's answer for a name longer than every field name:
-// -1 (skip it) unless it has an escape or a non-ASCII byte.
-func plainLong(name []byte) int {
-	for _, c := range name {
-		if c == '\\' || c >= 0x80 {
-			return 0
-		}
+// itemNames matches wireItem's member names to the fi constants.
+var itemNames = newFieldNames(wireItemNames[:]...)
+
+// usageNames and tokenNames match wireTokenUsage's and wireTokens' member
+// names, in field order.
+var (
+	usageNames = newFieldNames("total", "last")
+	tokenNames = newFieldNames("totalTokens", "inputTokens", "cachedInputTokens", "outputTokens", "reasoningOutputTokens")
+)
+
+// usageBuf is where fastUsage decodes a tokenUsage: the parser's own, so
+// that it costs no allocation (read during the Feed call only).
+type usageBuf struct {
+	tu          wireTokenUsage
+	total, last wireTokens
+}
+
+// fastUsage decodes the tokenUsage object obj (a value of f's params) into
+// p's usageBuf as jsonguard.Unmarshal would into a zero wireTokenUsage, in
+// one pass over the members the reader's classifying pass recorded, under
+// fastItem's rules: exact member names, each at most once, objects or
+// null for total and last, integers of at most 18 digits without fraction
+// or exponent or null for the counts. On anything else it gives up (nil),
+// and the caller uses Unmarshal. TestFastUsage and FuzzFastUsage hold it
+// to Unmarshal.
+func (p *Parser) fastUsage(f jsonrpc.Frame, obj []byte) *wireTokenUsage {
+	u := &p.usageDec
+	*u = usageBuf{}
+	if len(obj) == 0 || obj[0] != '{' {
+		return nil
 	}
-	return -1
+	var seen uint32
+	ok := true
+	f.Members(obj, func(name, v []byte) bool {
+		var k int
+		if k, ok = usageNames.take(name, &seen); !ok || k < 0 {
+			return ok
+		}
+		if v[0] == 'n' {
+			return true
+		}
+		dst, ptr := &u.total, &u.tu.Total
+		if k == 1 {
+			dst, ptr = &u.last, &u.tu.Last
+		}
+		if ok = fastTokens(f, v, dst); ok {
+			*ptr = dst
+		}
+		return ok
+	})
+	if !ok {
+		return nil
+	}
+	return &u.tu
+}
+
+// fastTokens decodes the object obj into t, which must be zero, for
+// fastUsage.
+func fastTokens(f jsonrpc.Frame, obj []byte, t *wireTokens) bool {
+	if obj[0] != '{' {
+		return false
+	}
+	var seen uint32
+	ok := true
+	f.Members(obj, func(name, v []byte) bool {
+		var k int
+		if k, ok = tokenNames.take(name, &seen); !ok || k < 0 {
+			return ok
+		}
+		if v[0] == 'n' {
+			return true
+		}
+		n, good := jsonguard.PlainInt(v)
+		if !good || int64(int(n)) != n {
+			ok = false
+			return false
+		}
+		switch k {
+		case 0:
+			t.TotalTokens = int(n)
+		case 1:
+			t.InputTokens = int(n)
+		case 2:
+			t.CachedInputTokens = int(n)
+		case 3:
+			t.OutputTokens = int(n)
+		default:
+			t.ReasoningOutputTokens = int(n)
+		}
+		return true
+	})
+	return ok
 }
 
 // parse fills the params a notification handler reads from the params
@@ -455,8 +563,10 @@ func (pr *params) parse(p *Parser, f jsonrpc.Frame) bool {
 			pr.Thread = &wireThread{}
 			dec(pr.Thread)
 		case "tokenUsage":
-			pr.TokenUsage = &wireTokenUsage{}
-			dec(pr.TokenUsage)
+			if pr.TokenUsage = p.fastUsage(f, v); pr.TokenUsage == nil {
+				pr.TokenUsage = &wireTokenUsage{}
+				dec(pr.TokenUsage)
+			}
 		case "error":
 			pr.Error = &wireError{}
 			dec(pr.Error)
