@@ -231,18 +231,53 @@ func (p *Parser) fastAssistantMessage(d []byte, i int, m *assistantMessage) int 
 
 // usageMemo is the last usage object the fast paths read: its bytes and
 // their reading. An object of the same bytes reads the same (they were
-// validated then, at the same depth).
+// validated then, at the same depth); so do its members after the nth
+// (n < memoMembers) when an object's bytes after its own nth member's
+// value are the same as the memo's after its nth (the usage of the next
+// message has other token counts but, after them, the same members:
+// cache_creation, service_tier and the like).
 type usageMemo struct {
 	b []byte
 	u apiUsage
+	// n members recorded; ends[m]: the offset in b just past member m's
+	// value; seen[m]: the fields read up to member m (fastUsage's bits);
+	// all: the fields read in the whole object.
+	n    int
+	ends [memoMembers]int
+	seen [memoMembers]uint
+	all  uint
 }
 
-// fastUsage reads the usage object at d[i] ('{') into u.
-func fastUsage(d []byte, i int, u *apiUsage) int {
+// memoMembers bounds the members of a usage object usageMemo records.
+const memoMembers = 8
+
+// usageField returns the field of u that fastUsage's bit names.
+func usageField(u *apiUsage, bit uint) *int {
+	switch bit {
+	case 0:
+		return &u.InputTokens
+	case 1:
+		return &u.CacheCreationInputTokens
+	case 2:
+		return &u.CacheReadInputTokens
+	}
+	return &u.OutputTokens
+}
+
+// fastUsage reads the usage object at d[i] ('{') into u. After each of
+// its first memoMembers members it looks whether the rest of the object
+// is memo's rest after its member of the same index, and if so takes
+// memo's reading of those members instead of reading them (declining
+// when one would read a field this object has already read). Otherwise
+// it records the members' ends in rec (rec.n -1: it did not read the
+// object whole).
+func fastUsage(d []byte, i int, u *apiUsage, memo, rec *usageMemo) int {
 	var seen uint
-	return jsonguard.StrictMembers(d, i, func(name []byte, i int) int {
+	m := 0
+	end := jsonguard.StrictMembers(d, i, func(name []byte, j int) int {
 		var dst *int
 		var bit uint
+		var end int
 		switch string(name) {
 		case `"input_tokens"`:
 			dst, bit = &u.InputTokens, 0
@@ -253,13 +288,42 @@ func fastUsage(d []byte, i int, u *apiUsage) int {
 		case `"output_tokens"`:
 			dst, bit = &u.OutputTokens, 3
 		default:
-			return fastSkip(d, name, i, usageFields)
+			end = fastSkip(d, name, j, usageFields)
 		}
-		if !once(&seen, bit) {
-			return -1
+		if dst != nil {
+			if !once(&seen, bit) {
+				return -1
+			}
+			end = fastInt(d, j, dst)
 		}
-		return fastInt(d, i, dst)
+		if end < 0 || m >= memoMembers || rec.n < 0 {
+			return end
+		}
+		if m < memo.n {
+			// memo.b[memo.ends[m]:] ends with the object's closing brace:
+			// returning its index makes StrictMembers end the object there.
+			rest := memo.b[memo.ends[m]:]
+			later := memo.all &^ memo.seen[m]
+			if bytes.HasPrefix(d[end:], rest) {
+				if seen&later != 0 {
+					return -1 // a field read twice: the decoder's case
+				}
+				for b := uint(0); b < 4; b++ {
+					if later&(1<<b) != 0 {
+						*usageField(u, b) = *usageField(&memo.u, b)
+					}
+				}
+				rec.n = -1 // not recorded whole
+				return end + len(rest) - 1
+			}
+		}
+		rec.ends[m], rec.seen[m] = end-i, seen
+		m++
+		rec.n = m
+		return end
 	})
+	rec.all = seen
+	return end
 }
 
 // fastBlocks reads the array of content blocks at d[i] ('[') into *dst,

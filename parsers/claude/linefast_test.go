@@ -139,7 +139,7 @@ func lineFastSeeds(t testing.TB) [][]byte {
 // the line twice: the second time its memos hold the line's own values.
 func checkLineFast(t *testing.T, line []byte) (took bool) {
 	p := New(&countSink{}, Options{})
-	prev := []byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a","input":{"x":1}},{"type":"text","text":"b"},{"type":"text","text":"c"}],"usage":{"output_tokens":9}},"session_id":"s","error":"e"}`)
+	prev := []byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a","input":{"x":1}},{"type":"text","text":"b"},{"type":"text","text":"c"}],"usage":{"input_tokens":8,"cache_creation_input_tokens":0,"cache_read_input_tokens":7,"cache_creation":{"ephemeral_5m_input_tokens":0},"output_tokens":1,"service_tier":"standard"}},"session_id":"s","error":"e"}`)
 	if !p.fastAssistant(prev, &p.al) || !fastUser([]byte(`{"type":"user","message":{"content":[{"type":"text","text":"b"},{"type":"tool_result","content":"c","is_error":true}]},"isSynthetic":true}`), &p.ul) {
 		t.Fatal("the fast path declines its own seeds")
 	}
@@ -257,6 +257,55 @@ func TestPlainName(t *testing.T) {
 	} {
 		if got := plainName([]byte(c.name)); got != c.want {
 			t.Errorf("plainName(%q) = %v", c.name, got)
+		}
+	}
+}
+
+// TestUsageMemoRest: a usage object whose bytes after its first members
+// are the last one's (p.usageMemo) reads as the decoder reads it, the
+// members after them taken from the memo, which stays the object read
+// whole; one whose own first members name a field of the memo's rest
+// again is declined.
+func TestUsageMemoRest(t *testing.T) {
+	rest := `,"cache_read_input_tokens":7,"cache_creation":{"ephemeral_5m_input_tokens":0},"output_tokens":1,"service_tier":"standard"}`
+	first := `{"input_tokens":3,"cache_creation_input_tokens":0` + rest
+	line := func(usage string) []byte {
+		return []byte(`{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"x"}],"usage":` + usage + `},"session_id":"s"}`)
+	}
+	p := New(&countSink{}, Options{})
+	for _, c := range []struct {
+		usage string
+		took  bool
+	}{
+		{first, true},
+		{`{"input_tokens":250,"cache_creation_input_tokens":4` + rest, true},
+		{`{"input_tokens":251,"cache_creation_input_tokens":0` + rest, true},
+		{`{"input_tokens":6,"output_tokens":2,"cache_creation_input_tokens":0` + rest, false},
+		{`{"cache_read_input_tokens":1,"cache_creation_input_tokens":0` + rest, false},
+		// The rest is the memo's after another member index: read whole.
+		{`{"service_tier":"x","input_tokens":9,"cache_creation_input_tokens":0` + rest, true},
+	} {
+		l := line(c.usage)
+		p.al.reset()
+		if got := p.fastAssistant(l, &p.al); got != c.took {
+			t.Fatalf("fastAssistant %s: took %v, want %v", c.usage, got, c.took)
+		}
+		if !c.took {
+			continue
+		}
+		var slow assistantFast
+		if err := jsonguard.Unmarshal(l, &slow, 0); err != nil {
+			t.Fatal(err)
+		}
+		if *p.al.Message.Usage != *slow.Message.Usage {
+			t.Errorf("usage %s: fast %+v, decoder %+v", c.usage, *p.al.Message.Usage, *slow.Message.Usage)
+		}
+		want := first
+		if strings.HasPrefix(c.usage, `{"service_tier"`) {
+			want = c.usage
+		}
+		if string(p.usageMemo.b) != want {
+			t.Errorf("usage %s: memo %s, want the object read whole", c.usage, p.usageMemo.b)
 		}
 	}
 }

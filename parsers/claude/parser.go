@@ -201,6 +201,7 @@ type Parser struct {
 	// usageMemo the last one it read.
 	usage     apiUsage
 	usageMemo usageMemo
+	usageRec  usageMemo // fastUsage's record of the object it reads
 
 	// room is what the pointers of the streamLine fastStream fills point
 	// to.

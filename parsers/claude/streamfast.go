@@ -264,7 +264,8 @@ func fastName(d []byte, i int, n *name) int {
 }
 
 // fastUsageMemo reads the usage object at d[i] ('{') into u, or takes the
-// reading of the last one when it has the same bytes (p.usageMemo).
+// reading of the last one when it has the same bytes, or of its members
+// after the first few when they are (p.usageMemo, fastUsage).
 func (p *Parser) fastUsageMemo(d []byte, i int, u *apiUsage) int {
 	memo := &p.usageMemo
 	if len(memo.b) > 0 && bytes.HasPrefix(d[i:], memo.b) {
@@ -272,8 +273,13 @@ func (p *Parser) fastUsageMemo(d []byte, i int, u *apiUsage) int {
 		return i + len(memo.b)
 	}
 	*u = apiUsage{}
-	end := fastUsage(d, i, u)
-	if end >= 0 {
+	rec := &p.usageRec
+	rec.n = 0
+	end := fastUsage(d, i, u, memo, rec)
+	if end >= 0 && rec.n >= 0 {
+		// Read whole: the memo is this object now (an object read partly
+		// from the memo leaves it as it is).
+		memo.n, memo.ends, memo.seen, memo.all = rec.n, rec.ends, rec.seen, rec.all
 		memo.b, memo.u = append(memo.b[:0], d[i:end]...), *u
 	}
 	return end
