@@ -131,7 +131,7 @@ func (p *Parser) serverRequest(f jsonrpc.Frame) error {
 		return err
 	}
 	method := string(f.Method)
-	inScope := p.inScope(&pr, method)
+	inScope := p.inScope(&pr, f.Method)
 	if inScope {
 		if err := p.start(); err != nil {
 			return err

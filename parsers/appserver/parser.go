@@ -251,24 +251,35 @@ var ErrFinished = errors.New("appserver: parser already finished")
 
 type handler func(p *Parser, f jsonrpc.Frame, pr *params) error
 
-var notifications map[string]handler
-
-func init() {
-	notifications = map[string]handler{
-		mThreadStarted:  (*Parser).threadStarted,
-		mTurnStarted:    (*Parser).turnStarted,
-		mTurnCompleted:  (*Parser).turnCompleted,
-		mItemStarted:    (*Parser).itemStarted,
-		mItemCompleted:  (*Parser).itemCompleted,
-		mAgentDelta:     (*Parser).agentDelta,
-		mReasoningDelta: (*Parser).reasoningDelta,
-		mReasoningText:  (*Parser).reasoningDelta,
-		mTokenUsage:     (*Parser).tokenUsage,
-		mError:          (*Parser).errorNotification,
-		mServerResolved: (*Parser).serverResolved,
-		mConfigWarning:  (*Parser).warning,
-		mDeprecation:    (*Parser).warning,
+// notificationHandler returns the handler of a notification method, nil
+// for none: a switch, which costs less than hashing the name (methodOf
+// looks up nearly every notification of a turn, its methods alternating).
+func notificationHandler(method []byte) handler {
+	switch string(method) {
+	case mThreadStarted:
+		return (*Parser).threadStarted
+	case mTurnStarted:
+		return (*Parser).turnStarted
+	case mTurnCompleted:
+		return (*Parser).turnCompleted
+	case mItemStarted:
+		return (*Parser).itemStarted
+	case mItemCompleted:
+		return (*Parser).itemCompleted
+	case mAgentDelta:
+		return (*Parser).agentDelta
+	case mReasoningDelta, mReasoningText:
+		return (*Parser).reasoningDelta
+	case mTokenUsage:
+		return (*Parser).tokenUsage
+	case mError:
+		return (*Parser).errorNotification
+	case mServerResolved:
+		return (*Parser).serverResolved
+	case mConfigWarning, mDeprecation:
+		return (*Parser).warning
 	}
+	return nil
 }
 
 // known lists the methods that are mapped to custom payloads by design
@@ -441,7 +452,7 @@ func (p *Parser) methodOf(method []byte) handler {
 	if len(m.name) > 0 && string(method) == string(m.name) {
 		return m.h
 	}
-	h := notifications[string(method)]
+	h := notificationHandler(method)
 	m.name, m.h, m.ofKnw = m.name[:0], h, false
 	if len(method) <= maxMemoMethod {
 		m.name = append(m.name, method...)
@@ -472,7 +483,7 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 	if p.opts.Unpaired != nil {
 		p.pairNotification(f, pr)
 	}
-	if !p.inScope(pr, string(method)) {
+	if !p.inScope(pr, method) {
 		return p.otherScopeNotification(f, pr)
 	}
 	if h != nil {
@@ -511,21 +522,23 @@ func (p *Parser) customFrame(f jsonrpc.Frame, pr *params) error {
 // thread, and its turnId (when it has one and a turn of this run is known)
 // is one of this run's turns. Notifications without ids (configWarning,
 // account updates) are session-wide and in scope.
-func (p *Parser) inScope(pr *params, method string) bool {
+func (p *Parser) inScope(pr *params, method []byte) bool {
 	th := pr.ThreadID
-	if th == "" && pr.Thread != nil && method == mThreadStarted {
+	if th == "" && pr.Thread != nil && string(method) == mThreadStarted {
 		th = pr.Thread.ID
 	}
 	if th != "" && p.threadID != "" && th != p.threadID {
 		return false
 	}
 	tu := pr.TurnID
-	if tu == "" && pr.Turn != nil && (method == mTurnStarted || method == mTurnCompleted) {
+	if tu == "" && pr.Turn != nil && (string(method) == mTurnStarted || string(method) == mTurnCompleted) {
 		tu = pr.Turn.ID
 	}
-	if tu != "" && p.turnID != "" && !p.turns[tu] {
+	// The current turn (p.turnID, in p.turns since beginTurn) is compared
+	// first: it is the turn of nearly every notification.
+	if tu != "" && p.turnID != "" && tu != p.turnID && !p.turns[tu] {
 		// A turn/started of a new turn on this thread starts it.
-		return method == mTurnStarted && th == p.threadID && p.st != stateTurn
+		return string(method) == mTurnStarted && th == p.threadID && p.st != stateTurn
 	}
 	return true
 }
