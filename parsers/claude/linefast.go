@@ -69,25 +69,27 @@ func newFieldSet(names ...string) fieldSet {
 // "ſ" folds to 's', "K" to 'k').
 func foldsTo(lit []byte, fields fieldSet) bool {
 	name := lit[1 : len(lit)-1]
-	if fields.lens&(1<<min(len(name), 63)) == 0 && plainName(name) {
-		return false // the common case: a name of another length
-	}
-	ascii := true
-	for _, c := range name {
-		if c == '\\' {
-			return true
+	if plainName(name) {
+		// The common case. An ASCII name folds only to a field of its
+		// own length, by ASCII case only: its first byte is the field's
+		// but for bit 0x20 (fields are not empty).
+		if len(name) == 0 || fields.lens&(1<<min(len(name), 63)) == 0 {
+			return false
 		}
-		if c >= 0x80 {
-			ascii = false
+		for _, f := range fields.names {
+			if len(f) == len(name) && (f[0]^name[0])&^0x20 == 0 && bytes.EqualFold(name, []byte(f)) {
+				return true
+			}
 		}
-	}
-	if ascii && fields.lens&(1<<min(len(name), 63)) == 0 {
 		return false
 	}
+	if bytes.IndexByte(name, '\\') >= 0 {
+		return true
+	}
 	for _, f := range fields.names {
-		// An ASCII name folds to a field of its own length only; a
-		// non-ASCII one may fold to a shorter one ("ſ" is two bytes).
-		if (!ascii || len(f) == len(name)) && bytes.EqualFold(name, []byte(f)) {
+		// A non-ASCII name may fold to a shorter field ("ſ" is two
+		// bytes).
+		if bytes.EqualFold(name, []byte(f)) {
 			return true
 		}
 	}
@@ -95,19 +97,26 @@ func foldsTo(lit []byte, fields fieldSet) bool {
 }
 
 // plainName reports whether name holds neither a backslash nor a byte of
-// 0x80 or more, eight bytes at a time.
+// 0x80 or more, eight bytes at a time (the last eight, or two four-byte
+// halves of a shorter name, overlapping what was looked at).
 func plainName(name []byte) bool {
 	const (
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080
 	)
-	for len(name) >= 8 {
-		x := binary.LittleEndian.Uint64(name)
+	special := func(x uint64) uint64 {
 		v := x ^ ones*'\\' // a zero byte where x has a backslash
-		if (x|(v-ones)&^v)&highs != 0 {
-			return false
+		return (x | (v-ones)&^v) & highs
+	}
+	switch n := len(name); {
+	case n >= 8:
+		var m uint64
+		for i := 0; i+8 <= n; i += 8 {
+			m |= special(binary.LittleEndian.Uint64(name[i:]))
 		}
-		name = name[8:]
+		return m|special(binary.LittleEndian.Uint64(name[n-8:])) == 0
+	case n >= 4:
+		return special(uint64(binary.LittleEndian.Uint32(name))|uint64(binary.LittleEndian.Uint32(name[n-4:]))<<32) == 0
 	}
 	for _, c := range name {
 		if c == '\\' || c >= 0x80 {

@@ -254,6 +254,8 @@ func TestPlainName(t *testing.T) {
 		{`te\u0078t`, false}, {`abcdefgh\`, false}, {`\abcdefgh`, false}, {`abcdefg\h`, false},
 		{"ſession_id", false}, {"session_iſ", false}, {"abcdefgh\x80", false}, {"\xffabcdefgh", false},
 		{"]]]]]]]]", true}, {"[[[[[[[[", true}, {"\\\\\\\\", false},
+		{"a", true}, {"abc", true}, {"ab\\", false}, {"\x80", false}, {"uuid", true}, {"role\x80", false}, {"\\ole", false},
+		{"abcdef\\", false}, {"a\\cdefg", false}, {"abcdefg", true}, {"abc\xc5\xbfefg", false}, {"abcdefghijklmno\\p", false},
 	} {
 		if got := plainName([]byte(c.name)); got != c.want {
 			t.Errorf("plainName(%q) = %v", c.name, got)
@@ -306,6 +308,24 @@ func TestUsageMemoRest(t *testing.T) {
 		}
 		if string(p.usageMemo.b) != want {
 			t.Errorf("usage %s: memo %s, want the object read whole", c.usage, p.usageMemo.b)
+		}
+	}
+}
+
+// TestFoldsTo: the member names the decoder could take for a field of
+// userFields though they are not one exactly.
+func TestFoldsTo(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"TYPE", true}, {"Session_ID", true}, {"issynthetic", true}, {"ISREPLAY", true},
+		{"ſession_id", true}, {"meſſage", true}, {`typ\u0065`, true}, {`x\"y`, true},
+		{"uuid", false}, {"timestamp", false}, {"", false}, {"typ", false}, {"types", false},
+		{"\x7fession_id", false}, {"session_i\x7f", false}, {"tool_use_result", false}, {"é", false},
+	} {
+		if got := foldsTo([]byte(`"`+c.name+`"`), userFields); got != c.want {
+			t.Errorf("foldsTo(%q) = %v", c.name, got)
 		}
 	}
 }
