@@ -205,15 +205,13 @@ func (p *Parser) permission(f jsonrpc.Frame, r *Request) error {
 	} else if ts.title != "" {
 		prompt = ts.title
 	}
-	var payload map[string]any
-	jsonguard.Unmarshal(f.Params, &payload, 0)
+	payload := objectOf(f.Params)
 	r.Decision = &driver.DecisionRequest{ThreadID: p.sessionID, Kind: driver.HumanDecisionPermission, Source: Provider + "/" + mRequestPermission, ToolCallID: id, Prompt: prompt, Payload: payload, Choices: choices}
 	return p.hitlRequested(f, r)
 }
 
 func (p *Parser) elicitation(f jsonrpc.Frame, r *Request) error {
-	var payload map[string]any
-	jsonguard.Unmarshal(f.Params, &payload, 0)
+	payload := objectOf(f.Params)
 	prompt := mElicitation
 	if m, ok := payload["message"].(string); ok && m != "" {
 		prompt = m

@@ -253,16 +253,42 @@ func unquoted(tok []byte) ([]byte, bool) {
 	return in, true
 }
 
-// anyOf decodes a raw JSON value for a payload map (nil when absent).
+// anyOf decodes a raw JSON value for a payload map (nil when absent; its
+// text when it does not decode). raw is a part of a frame the framing
+// validated whole (or a copy of one), so it is decoded without being
+// validated again (jsonguard.DecodeChecked, maps sized to their members);
+// a number float64 cannot hold takes jsonguard.Unmarshal's path and gives
+// the text. The depth is the framing's limit (jsonrpc.Options.MaxDepth),
+// not jsonguard.DefaultMaxDepth again.
 func anyOf(raw []byte) any {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
+	}
+	if v, ok := jsonguard.DecodeChecked(raw); ok {
+		return v
 	}
 	var v any
 	if jsonguard.Unmarshal(raw, &v, 0) != nil {
 		return string(raw)
 	}
 	return v
+}
+
+// objectOf decodes a frame's params for a decision payload: the map of an
+// object, nil for null or another value. Like anyOf it decodes an object
+// the framing validated without validating it again; a number float64
+// cannot hold, and any value that is not an object, take
+// jsonguard.Unmarshal's path into a map, whose result (nil on its error)
+// it returns.
+func objectOf(raw []byte) map[string]any {
+	if len(raw) > 0 && raw[0] == '{' {
+		if v, ok := jsonguard.DecodeChecked(raw); ok {
+			return v.(map[string]any)
+		}
+	}
+	var m map[string]any
+	jsonguard.Unmarshal(raw, &m, 0)
+	return m
 }
 
 // rawValue returns an owned copy of a JSON value for a payload's Raw.
