@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -135,5 +138,79 @@ func TestSynthSessionIsClean(t *testing.T) {
 	}
 	if !r.Response.Checkpoint.Valid || r.Response.Metadata[MetaMalformed] != "" {
 		t.Fatalf("%+v", r.Response.Metadata)
+	}
+}
+
+// shapeStreams are bench/e2e's app-server shapes at a size callgrind runs
+// in seconds: the tool-success capture's first 8 lines (the handshake and
+// turn/started), its middle repeated with its item ids given the suffix
+// "-r<n>" in repetition n, as bench/e2e's replicate does, then its
+// turn/completed ("small"); and its hostile stream, one
+// account/rateLimits/updated notification repeated ("notifications").
+func shapeStreams(b *testing.B) map[string][]byte {
+	capture, err := os.ReadFile(filepath.Join(corpusRoot, "codex@0.169.0", "tool-success", "stdout"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ls := strings.SplitAfter(strings.TrimSuffix(string(capture), "\n"), "\n")
+	head, mid, foot := strings.Join(ls[:8], ""), strings.Join(ls[8:len(ls)-1], ""), ls[len(ls)-1]+"\n"
+	ids := []string{"01a22a90-fcfa-7151-8b64-bc25348ff2a2", "call_mock_0001_0", "msg_mock_0002_0"}
+	var small bytes.Buffer
+	small.WriteString(head)
+	for n := range 300 {
+		if n == 0 {
+			small.WriteString(mid)
+			continue
+		}
+		var pairs []string
+		for _, id := range ids {
+			pairs = append(pairs, `"`+id+`"`, `"`+id+"-r"+strconv.Itoa(n)+`"`)
+		}
+		strings.NewReplacer(pairs...).WriteString(&small, mid)
+	}
+	small.WriteString(foot)
+	var notes bytes.Buffer
+	for range 20000 {
+		notes.WriteString(`{"method":"account/rateLimits/updated","params":{"rateLimits":{"primary":null}}}` + "\n")
+	}
+	return map[string][]byte{"small": small.Bytes(), "notifications": notes.Bytes()}
+}
+
+// BenchmarkShape is bench/e2e's Feed and Parse contenders over
+// shapeStreams: Feed is the framing without the tee, Feed and Finish,
+// streaming on, a sink that keeps nothing; Parse is what the provider
+// registry runs (Unpaired set).
+func BenchmarkShape(b *testing.B) {
+	streams := shapeStreams(b)
+	for _, name := range []string{"small", "notifications"} {
+		data := streams[name]
+		b.Run("Feed/"+name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			defer cpuMetric(b, len(data))()
+			src := bytes.NewReader(data)
+			for b.Loop() {
+				src.Reset(data)
+				p := New(&countSink{}, Options{Streaming: true})
+				r := jsonrpc.NewReader(src, jsonrpc.Options{})
+				parsertest.FeedAll(b, r.Next, p.Feed)
+				if _, err := p.Finish(Outcome{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("Parse/"+name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			defer cpuMetric(b, len(data))()
+			for b.Loop() {
+				var findings int
+				opts := Options{Streaming: true, Unpaired: func(int64, int, string) { findings++ }}
+				resp, err := Parse(bytes.NewReader(data), nil, &countSink{}, opts, Outcome{})
+				if err != nil || len(resp.RawStreams.Stdout) != len(data) || findings > 0 {
+					b.Fatalf("%v %d findings", err, findings)
+				}
+			}
+		})
 	}
 }
