@@ -183,6 +183,10 @@ type Parser struct {
 	customRaw    jsonguard.Memo
 	customMethod string
 	method       methodMemo // notification's last method
+	// repeat is set while the last frame fed is a notification that
+	// notification gave to customFrame (in scope, no handler), and
+	// repeatUnknown when it counted it as unknown: see repeatCustom.
+	repeat, repeatUnknown bool
 }
 
 // itemState is what the parser remembers of an item between its events.
@@ -307,6 +311,8 @@ var legacyPrefix = []byte("codex/event/")
 // transcript items and payloads. Feed returns only the sink's error
 // (sticky) or ErrFinished.
 func (p *Parser) Feed(f jsonrpc.Frame) error {
+	rep := p.repeat
+	p.repeat = false
 	if p.done {
 		return ErrFinished
 	}
@@ -323,6 +329,11 @@ func (p *Parser) Feed(f jsonrpc.Frame) error {
 		// every parser (ndjson's package doc), kept in the raw stream only.
 		return nil
 	case jsonrpc.Notification:
+		if rep {
+			if raw, ok := p.customRaw.Get(f.Data); ok {
+				return p.repeatCustom(f, raw)
+			}
+		}
 		return p.notification(f)
 	case jsonrpc.Request:
 		return p.serverRequest(f)
@@ -343,6 +354,7 @@ func (p *Parser) Feed(f jsonrpc.Frame) error {
 // whose bytes were skipped) as malformed protocol: it poisons the
 // checkpoint and parsing goes on. It returns only the sink's error.
 func (p *Parser) FeedError(err error) error {
+	p.repeat = false
 	if p.done {
 		return ErrFinished
 	}
@@ -489,6 +501,7 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 	if h != nil {
 		return h(p, f, pr)
 	}
+	unknown := false
 	if bytes.HasPrefix(method, legacyPrefix) {
 		if string(method) == legacyTokenCountMethod {
 			return p.legacyTokenCount(f, pr)
@@ -496,10 +509,38 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 		if p.opts.LegacyTurnEnd {
 			return p.legacyEvent(f, pr)
 		}
-	} else if !p.isKnown(method) {
+	} else if unknown = !p.isKnown(method); unknown {
 		p.unknown++
 	}
-	return p.customFrame(f, pr)
+	if err := p.customFrame(f, pr); err != nil {
+		return err
+	}
+	p.repeat, p.repeatUnknown = true, unknown
+	return nil
+}
+
+// repeatCustom handles a notification whose bytes are those of the frame
+// fed just before it, which notification gave to customFrame, as
+// notification would, without reading it again (a flood of one
+// account/rateLimits/updated, or of an unknown method): raw is
+// customFrame's Raw for those bytes. Handling a custom notification
+// changes nothing its own handling reads (the method's handler and
+// knownness, the params, inScope's thread, turns and state), so the same
+// bytes right after it take the same path: the pairs' count, the unknown
+// count, and the custom payload with the same method, ids (p.pr still
+// holds the params read of those bytes) and Raw.
+func (p *Parser) repeatCustom(f jsonrpc.Frame, raw map[string]any) error {
+	if p.opts.Unpaired != nil {
+		p.pairNotification(f, &p.pr)
+	}
+	if p.repeatUnknown {
+		p.unknown++
+	}
+	if err := p.custom(p.customMethod, driver.StreamPayload{ThreadID: p.pr.ThreadID, TurnID: p.pr.TurnID, Raw: raw}); err != nil {
+		return err
+	}
+	p.repeat = true
+	return nil
 }
 
 // customFrame emits a notification that has no canonical mapping as the
@@ -681,6 +722,7 @@ func nonEmpty(s, def string) string {
 // client's frames before or after the server frames they relate to; a
 // capture replay feeds the whole stdin first. It returns only sink errors.
 func (p *Parser) FeedClient(f jsonrpc.Frame) error {
+	p.repeat = false
 	if p.done {
 		return ErrFinished
 	}

@@ -537,3 +537,64 @@ func TestHeldBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestRepeatedNotification: a notification whose bytes are those of the
+// frame just before it (repeatCustom's path) is handled as the same
+// notification with other bytes: a stream of repeats gives what the same
+// stream gives with every other line respaced (no two consecutive lines
+// equal, so every line is read), whatever came between the runs (a
+// thread adopted, a turn started, another thread's notifications, a
+// legacy terminal the pairs count).
+func TestRepeatedNotification(t *testing.T) {
+	unknownT2 := `{"method":"x/new","params":{"threadId":"t2","n":1}}`
+	unknown := `{"method":"x/new","params":{"threadId":"t","n":1}}`
+	rate := `{"method":"account/rateLimits/updated","params":{"rateLimits":{"primary":null}}}`
+	other := `{"method":"thread/status/changed","params":{"threadId":"other","status":{"type":"idle"}}}`
+	task := `{"method":"codex/event/task_complete","params":{"conversationId":"t"}}`
+	var in []string
+	rep := func(l string, n int) {
+		for range n {
+			in = append(in, l)
+		}
+	}
+	rep(unknownT2, 2)
+	rep(rate, 3)
+	in = append(in, `{"id":1,"result":{"thread":{"id":"t"}}}`)
+	rep(unknownT2, 2)
+	in = append(in, `{"method":"turn/started","params":{"threadId":"t","turn":{"id":"u","status":"inProgress"}}}`)
+	rep(rate, 3)
+	rep(other, 2)
+	rep(unknown, 3)
+	in = append(in, `{"method":"item/started","params":{"threadId":"t","turnId":"u","item":{"type":"commandExecution","id":"c","command":"ls","status":"inProgress"}}}`)
+	rep(task, 2)
+	rep(rate, 2)
+	in = append(in, `{"method":"turn/completed","params":{"threadId":"t","turn":{"id":"u","status":"completed"}}}`)
+	rep(rate, 2)
+	respaced := slices.Clone(in)
+	for i := 1; i < len(respaced); i += 2 {
+		respaced[i] = "{ " + respaced[i][1:]
+	}
+	type outcome struct {
+		payloads []driver.StreamPayload
+		items    []driver.TranscriptItem
+		meta     map[string]string
+		unpaired []string
+	}
+	parse := func(ls []string) outcome {
+		var o outcome
+		opts := Options{Streaming: true, Unpaired: func(_ int64, line int, msg string) { o.unpaired = append(o.unpaired, fmt.Sprint(line, " ", msg)) }}
+		r, v := run("", lines(ls...), "", opts, Outcome{}, nil)
+		if len(v) > 0 {
+			t.Fatalf("violations:\n%s", v)
+		}
+		o.payloads, o.items, o.meta = r.Payloads, r.Items, r.Response.Metadata
+		return o
+	}
+	got, want := parse(in), parse(respaced)
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(outcome{})); d != "" {
+		t.Fatalf("repeats (-respaced +repeated):\n%s", d)
+	}
+	if want.meta[MetaUnknown] != "5" || want.meta[MetaOther] != "4" || len(want.unpaired) != 1 {
+		t.Fatalf("metadata %v unpaired %q", want.meta, want.unpaired)
+	}
+}
