@@ -8,6 +8,7 @@ import (
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/parsertest"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestRawMemo: identical consecutive custom lines share one read-only Raw
@@ -93,5 +94,60 @@ func TestRepeatedMessageIDBounded(t *testing.T) {
 	starts, ends := count[driver.StreamTextStart], count[driver.StreamTextEnd]
 	if starts != ends || starts == 0 {
 		t.Fatalf("text.start %d, text.end %d", starts, ends)
+	}
+}
+
+// TestUnknownMemoAgrees: Feed's shortcut for the last line of an unknown
+// type again (p.again) gives what the general path gives, line by line, in
+// every mode: a repeated line before and after the session is announced,
+// with a session id that is the session's, a different one, one made
+// different by a conversation_reset, an undecodable one and one whose type
+// is empty.
+func TestUnknownMemoAgrees(t *testing.T) {
+	ka := `{"type":"keep_alive"}`
+	kaSid := `{"type":"keep_alive","session_id":"` + sid + `"}`
+	kaOther := `{"type":"keep_alive","session_id":"other"}`
+	lines := []string{ka, ka, kaSid, kaSid, initL(), ka, ka, kaSid, kaSid, kaOther, kaOther,
+		`{"type":"keep_alive","n":1e999}`, `{"type":"keep_alive","n":1e999}`, `{"type":""}`, `{"type":""}`,
+		`{"type":"conversation_reset","new_conversation_id":"new","session_id":"` + sid + `"}`,
+		kaSid, kaSid, ka, ka, okL("x"), ka, ka}
+	for _, opts := range []Options{{}, {Streaming: true}, {Streaming: true, ControlProtocol: true}} {
+		var unpaired [2][]string
+		run := func(i int, forget bool) (*adaptertest.RecordingSink, driver.Response) {
+			o := opts
+			o.Unpaired = func(off int64, line int, msg string) { unpaired[i] = append(unpaired[i], msg) }
+			sink := &adaptertest.RecordingSink{}
+			p := New(sink, o)
+			for _, f := range frames(stream(lines...)) {
+				if forget {
+					p.again = unknownMemo{}
+				}
+				if err := p.Feed(f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			resp, err := p.Finish(Outcome{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sink, resp
+		}
+		fast, fr := run(0, false)
+		slow, sr := run(1, true)
+		if d := cmp.Diff(slow.Payloads, fast.Payloads); d != "" {
+			t.Errorf("%+v: payloads differ (-general +memo):\n%s", opts, d)
+		}
+		if d := cmp.Diff(slow.Events, fast.Events); d != "" {
+			t.Errorf("%+v: events differ (-general +memo):\n%s", opts, d)
+		}
+		if d := cmp.Diff(sr, fr); d != "" {
+			t.Errorf("%+v: responses differ (-general +memo):\n%s", opts, d)
+		}
+		if d := cmp.Diff(unpaired[1], unpaired[0]); d != "" {
+			t.Errorf("%+v: Unpaired differs (-general +memo):\n%s", opts, d)
+		}
+		if fr.Metadata[MetaMalformed] == "" {
+			t.Errorf("%+v: no malformed line: %v", opts, fr.Metadata)
+		}
 	}
 }

@@ -140,6 +140,7 @@ func (s state) String() string {
 // safe for concurrent use and starts no goroutines.
 type Parser struct {
 	memo  jsonguard.Memo // the last short line decoded by rawLine
+	again unknownMemo    // the last line of an unknown type kept whole
 	pairs pairs          // for Options.Unpaired
 	opts  Options
 	cap   driver.StreamCapability
@@ -275,6 +276,14 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 		p.state = stateRunning
 	}
 	data := f.Data
+	if m := &p.again; len(data) == len(m.line) && string(data) == string(m.line) && p.sid == m.sid {
+		// The last line of an unknown type again (a flood of keep_alive
+		// lines): what the general path would find in it again.
+		if p.opts.Unpaired != nil {
+			p.pairLine(m.event, false, f.Offset, f.Line)
+		}
+		return p.keepCustom(m.event, m.raw, false)
+	}
 	i := 0
 	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r') {
 		i++
@@ -366,6 +375,7 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 		// It checks its session id while decoding.
 		return p.streamEvent(f)
 	}
+	malformed := p.malformed
 	if sid, ok := f.Peek("session_id"); ok && len(sid) > 0 {
 		if err := p.session(f, sid); err != nil {
 			return err
@@ -377,7 +387,37 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	// An unknown type is a custom payload and a count (MetaUnknown), not a
 	// transcript item: a CLI that writes a million keep_alive lines must
 	// not make the transcript a million items long.
-	return p.customLine(f, string(typ), false)
+	return p.unknown(f, string(typ), malformed)
+}
+
+// unknownMemo is the last line of an unknown type that the general path
+// kept whole (no malformed line: its session id, if any, was the
+// session's, and it decoded): its bytes (at most jsonguard.MemoMax), its
+// type, the session id it was checked against and its Raw (nil when not
+// streaming). Feed gives the same bytes again, while the session id is the
+// same, the same payload at once, without finding their type and session
+// id and validating or decoding them again: every step of the general path
+// depends on those bytes and that session id only.
+type unknownMemo struct {
+	line  []byte
+	event string
+	sid   string
+	raw   map[string]any
+}
+
+// unknown is customLine for a line of an unknown type of the general path;
+// malformed is p.malformed before the line's session check. It remembers
+// the line in p.again when it was kept whole.
+func (p *Parser) unknown(f ndjson.Frame, event string, malformed int) error {
+	raw, ok := p.customRaw(f, false)
+	if !ok {
+		return p.bad(f, "undecodable "+quote(event)+" line")
+	}
+	if m := &p.again; p.malformed == malformed && event != "" && len(f.Data) <= jsonguard.MemoMax {
+		m.line = append(m.line[:0], f.Data...)
+		m.event, m.sid, m.raw = event, p.sid, raw
+	}
+	return p.keepCustom(event, raw, false)
 }
 
 // handlers maps the "type" of a line to its handler; stream_event has its
@@ -524,20 +564,32 @@ func (p *Parser) raw(f ndjson.Frame, checked bool) map[string]any {
 // kind claude/<event> with the decoded line in Raw, and, when it has audit
 // value, a system transcript item.
 func (p *Parser) customLine(f ndjson.Frame, event string, item bool) error {
-	if !item && !p.opts.Streaming {
-		// Nothing to build: hold the line to the rules Decode applies
-		// without building the value.
-		if jsonguard.Check(f.Data, 0) != nil || !jsonguard.NumbersFit(f.Data) {
-			return p.bad(f, "undecodable "+quote(event)+" line")
-		}
-		p.custom++
-		return p.em.Err()
-	}
-	raw := p.rawLine(f)
-	if raw == nil {
+	raw, ok := p.customRaw(f, item)
+	if !ok {
 		return p.bad(f, "undecodable "+quote(event)+" line")
 	}
+	return p.keepCustom(event, raw, item)
+}
+
+// customRaw is the Raw of customLine's payload, ok false when the line
+// does not decode. Without an item or streaming there is nothing to build
+// (raw is nil): the line is held to the rules Decode applies without
+// building the value.
+func (p *Parser) customRaw(f ndjson.Frame, item bool) (raw map[string]any, ok bool) {
+	if !item && !p.opts.Streaming {
+		return nil, jsonguard.Check(f.Data, 0) == nil && jsonguard.NumbersFit(f.Data)
+	}
+	raw = p.rawLine(f)
+	return raw, raw != nil
+}
+
+// keepCustom is customLine once the line is found good, with raw its
+// customRaw.
+func (p *Parser) keepCustom(event string, raw map[string]any, item bool) error {
 	p.custom++
+	if !item && !p.opts.Streaming {
+		return p.em.Err()
+	}
 	if item {
 		if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Subtype: event,
 			Text: "unknown message type " + quote(event), Data: raw}); err != nil {
