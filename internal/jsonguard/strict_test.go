@@ -2,7 +2,10 @@ package jsonguard
 
 import (
 	"bytes"
+	stdjson "encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzStrict holds the strict readers to Check: a value StrictValue takes
@@ -14,7 +17,7 @@ func FuzzStrict(f *testing.F) {
 	for _, s := range []string{
 		`{}`, `[]`, `"x"`, `1e400`, `-0.5e+3`, `{"a":[1,{"b":"c"}],"d":null}`, ` {"a" : true , "b":false} `,
 		`{"a":1,}`, `[1,]`, `01`, `-`, `1.`, `1e`, `tru`, `"\u12"`, "\"\t\"", `{"a\u0062":1}`,
-		`[[[[1]]]]`, `{"usageMetadata": {"promptTokenCount": 1250,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 1250}]}}`,
+		`[[[[1]]]]`, "{\"a\xff\xa2b\":\"\xdc\",\"\xed\xa0\x80\":1}", `{"usageMetadata": {"promptTokenCount": 1250,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 1250}]}}`,
 	} {
 		f.Add([]byte(s), uint8(3))
 	}
@@ -80,4 +83,55 @@ func FuzzStrict(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNameEndHighBytes holds nameEnd, whose first 32 bytes are read
+// eight at a time, to StringEnd on member names holding bytes >= 0x80:
+// invalid UTF-8 (a stray continuation byte, a truncated sequence, an
+// encoded surrogate, 0xff) and the bytes that differ from a quote, a
+// backslash or a control byte only in their top bit (0xa2, 0xdc, 0x80,
+// 0x9f), at every offset of each of the words it reads and past them.
+// Neither Check nor encoding/json's Valid rejects invalid UTF-8 in a
+// string (the decoders replace it with U+FFFD), and a name is a string:
+// StrictMembers takes such a name exactly when the same bytes as a string
+// value are taken, Check accepts the object, and Valid does.
+func TestNameEndHighBytes(t *testing.T) {
+	bad := []string{"\x80", "\xbf", "\xc0", "\xe2\x82", "\xed\xa0\x80", "\xff", "\xa2", "\xdc", "\x9f", "\xc3\xa9", "\xa2\xdc\xa2"}
+	for _, seq := range bad {
+		for n := 0; n <= 44; n++ {
+			for k := 0; k <= n; k++ {
+				name := strings.Repeat("a", k) + seq + strings.Repeat("b", n-k)
+				obj := []byte(`{"` + name + `":1,"z":2}`)
+				want := -1
+				if end, esc, ok := StringEnd(obj, 1); ok && !esc {
+					want = end
+				}
+				if want != len(name)+3 {
+					t.Fatalf("StringEnd(%q) = %d, want %d", obj, want, len(name)+3)
+				}
+				if got := nameEnd(obj, 1); got != want {
+					t.Fatalf("nameEnd(%q) = %d, StringEnd %d", obj, got, want)
+				}
+				val := []byte(`{"z":"` + name + `","y":2}`)
+				gotObj := StrictValue(obj, 0, 1) == len(obj)
+				gotVal := StrictValue(val, 0, 1) == len(val)
+				if !gotObj || !gotVal || Check(obj, 0) != nil || !stdjson.Valid(obj) {
+					t.Fatalf("%q: StrictValue as a name %v, as a value %v; Check %v; Valid %v (utf8.Valid %v)",
+						name, gotObj, gotVal, Check(obj, 0), stdjson.Valid(obj), utf8.ValidString(name))
+				}
+				// The same name with a control byte or a backslash after
+				// the high bytes: declined, as StringEnd says.
+				for _, c := range []string{"\x01", "\x1f", `\n`, `\u00e9`} {
+					o := []byte(`{"` + name + c + `":1}`)
+					wantEnd := -1
+					if end, esc, ok := StringEnd(o, 1); ok && !esc {
+						wantEnd = end
+					}
+					if got := nameEnd(o, 1); got != wantEnd || got >= 0 {
+						t.Fatalf("nameEnd(%q) = %d, StringEnd %d", o, got, wantEnd)
+					}
+				}
+			}
+		}
+	}
 }
