@@ -3,6 +3,7 @@ package jsonguard
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -118,6 +119,46 @@ func BenchmarkCheckMembers(b *testing.B) {
 			for b.Loop() {
 				if CheckMembers(ev, 0, func(_, _ []byte) { n++ }) != nil {
 					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCheckACP is what the JSON-RPC framing (jsonrpc's classify)
+// pays per frame of a recorded ACP session: CheckIndex of 4 levels (at
+// most 1024 nested entries) over every stdout line of every scenario of
+// each agent's corpus captures (corpus/acp/<cli>@<version>/*/stdout), as
+// one op.
+func BenchmarkCheckACP(b *testing.B) {
+	agents, _ := filepath.Glob("../../corpus/acp/*@*")
+	if len(agents) == 0 {
+		b.Skip("no ACP captures in corpus/acp")
+	}
+	for _, dir := range agents {
+		paths, _ := filepath.Glob(filepath.Join(dir, "*", "stdout"))
+		var lines [][]byte
+		size := 0
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, l := range bytes.Split(data, []byte("\n")) {
+				if len(bytes.TrimSpace(l)) > 0 {
+					lines = append(lines, l)
+					size += len(l)
+				}
+			}
+		}
+		b.Run(filepath.Base(dir), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			x := Index{Max: 1024}
+			for b.Loop() {
+				for _, l := range lines {
+					if err := CheckIndex(l, 0, MaxLevels, &x); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 		})

@@ -250,6 +250,13 @@ func FuzzCheckReference(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, depth uint8) {
 		checkBoth(t, b, 1+int(depth)%8)
 		checkBoth(t, b, 0)
+		// The same bytes after a string that fills most of the string
+		// masks' window, so that b's strings start near its edge (at an
+		// offset the fuzzer picks) and cross it: as an element, and as a
+		// member's value at depth 1 (the member calls).
+		pad := strings.Repeat("a", maskBlocks*64-8+int(depth)%80)
+		checkBoth(t, []byte(`["`+pad+`",`+string(b)+`]`), 0)
+		checkBoth(t, []byte(`{"p":"`+pad+`","v":`+string(b)+`}`), 0)
 		literalsBoth(t, b)
 		stringEndsBoth(t, b)
 	})

@@ -76,8 +76,15 @@ value:
 		if t := i + 1; uint(t>>6-w.sm.first) < uint(w.sm.n) {
 			x := t>>6 - w.sm.first
 			mm := w.sm.m[x] >> (uint(t) & 63)
-			if mm == 0 && uint(x+1) < uint(w.sm.n) {
-				t, mm = (t|63)+1, w.sm.m[x+1]
+			if mm == 0 {
+				// The rest of the block is plain: the next block's mask,
+				// or past the window the sentinel 1, which makes j the
+				// first byte no mask covers (t alone, not t+64: the
+				// bytes between are not indexed).
+				t, mm = (t|63)+1, 1
+				if uint(x+1) < uint(w.sm.n) {
+					mm = w.sm.m[x+1]
+				}
 			}
 			if j = t + bits.TrailingZeros64(mm); j < len(b) && b[j] == '"' {
 				i = j + 1
@@ -201,8 +208,11 @@ key:
 	if t := i + 1; uint(t>>6-w.sm.first) < uint(w.sm.n) {
 		x := t>>6 - w.sm.first
 		mm := w.sm.m[x] >> (uint(t) & 63)
-		if mm == 0 && uint(x+1) < uint(w.sm.n) {
-			t, mm = (t|63)+1, w.sm.m[x+1]
+		if mm == 0 {
+			t, mm = (t|63)+1, 1
+			if uint(x+1) < uint(w.sm.n) {
+				mm = w.sm.m[x+1]
+			}
 		}
 		if j = t + bits.TrailingZeros64(mm); j < len(b) && b[j] == '"' {
 			j++

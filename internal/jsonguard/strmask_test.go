@@ -1,7 +1,9 @@
 package jsonguard
 
 import (
+	stdjson "encoding/json"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -83,5 +85,43 @@ func TestStringEndMasks(t *testing.T) {
 			b = append(b, p...)
 		}
 		stringEndsBoth(t, b)
+	}
+}
+
+// TestWalkWindowEdge holds check to the reference (and encoding/json's
+// Valid) on strings that start in the last block of the masks' window
+// and run past it, as names and as values: walk's in-line string end
+// reads the rest of the block and the next block's mask, and at the
+// window's end must not take a quote past bytes no mask covers (it did:
+// a control byte, a quote or a bad escape in the 64 bytes after the
+// window was accepted).
+func TestWalkWindowEdge(t *testing.T) {
+	const edge = maskBlocks * 64
+	for s := edge - 66; s < edge; s++ {
+		for p := edge; p < s+1+68; p++ {
+			for _, c := range []string{"\x01", `"`, `\`, `\n`, "a"} {
+				for _, obj := range []bool{false, true} {
+					var head string
+					if obj {
+						head = `{"a":"` + strings.Repeat("a", s-8) + `","`
+					} else {
+						head = `["` + strings.Repeat("a", s-4) + `","`
+					}
+					if len(head) != s+1 {
+						t.Fatal(len(head), s)
+					}
+					body := strings.Repeat("a", p-s-1) + c + strings.Repeat("b", 3)
+					doc := head + body + `"]`
+					if obj {
+						doc = head + body + `":1}`
+					}
+					b := []byte(doc + strings.Repeat(" ", 100))
+					checkBoth(t, b, 0)
+					if (Check(b, 0) == nil) != stdjson.Valid(b) {
+						t.Fatalf("string at %d, %q at %d: Check %v, Valid %v", s, c, p, Check(b, 0), stdjson.Valid(b))
+					}
+				}
+			}
+		}
 	}
 }
