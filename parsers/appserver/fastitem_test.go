@@ -133,6 +133,21 @@ func TestItemField(t *testing.T) {
 			t.Errorf("match(%q) = %d, %v; want %d, false", name, k, exact, want)
 		}
 	}
+	for _, n := range []string{"commandActions", "memoryCitation", "completedAtMs"} {
+		if k, exact := itemNames.match([]byte(n)); k != -1 || exact {
+			t.Errorf("skip name: match(%q) = %d, %v; want -1, false", n, k, exact)
+		}
+	}
+	for _, skip := range []string{"Status", "id"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("newFieldNames accepts the skip name %q of a field", skip)
+				}
+			}()
+			newFieldNames([]string{"id", "status"}, skip)
+		}()
+	}
 }
 
 // checkFastUsage decodes the tokenUsage of line (a JSON-RPC notification

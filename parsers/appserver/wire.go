@@ -2,6 +2,7 @@ package appserver
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/jsonrpc"
@@ -354,23 +355,67 @@ func constString(tok []byte, consts []string) (string, bool) {
 
 // fieldNames matches member names to the fields of a struct the parser
 // decodes by hand (fastItem, fastUsage) as jsonguard.Unmarshal would
-// match them: the field names by length, each with its index.
-type fieldNames [][]struct {
-	k int
-	b []byte
+// match them: a hash table of the field names, each with its index, and
+// of the names the protocol sends that are no field's (index -1); and the
+// field names by length, for the names the table does not hold.
+type fieldNames struct {
+	slots []fieldName // open addressing from nameHash, a power of two long, at most half full
+	byLen [][]fieldName
 }
 
-// newFieldNames indexes names (distinct case-insensitively, ASCII).
-func newFieldNames(names ...string) fieldNames {
+type fieldName struct {
+	name string
+	b    []byte // name
+	k    int    // the field's index; -1 for a name to skip
+}
+
+// nameHash spreads the names of a table over its slots: their lengths,
+// first, middle and last bytes tell them apart.
+func nameHash(name []byte) uint {
+	n := len(name)
+	return uint(n)*0x9e ^ uint(name[0])*0x3b ^ uint(name[n/2])*0x0d ^ uint(name[n-1])
+}
+
+// newFieldNames indexes names, the fields in order (distinct
+// case-insensitively, ASCII), and skip, member names the app-server
+// sends that the decoder matches to no field: recorded names (0.169.0's
+// ThreadItem and token usage members the parser does not read), found by
+// the one lookup instead of being compared with the field names
+// case-insensitively and scanned for escapes. It panics on a skip name
+// that folds to a field name (the decoder would match it) or to another.
+func newFieldNames(names []string, skip ...string) fieldNames {
 	var t fieldNames
-	for k, n := range names {
-		for len(t) <= len(n) {
-			t = append(t, nil)
+	size := 16
+	for size < 2*(len(names)+len(skip)) {
+		size *= 2
+	}
+	t.slots = make([]fieldName, size)
+	var all []fieldName
+	add := func(n string, k int) {
+		for _, o := range all {
+			if strings.EqualFold(n, o.name) {
+				panic("appserver: member names " + o.name + " and " + n + " fold to each other")
+			}
 		}
-		t[len(n)] = append(t[len(n)], struct {
-			k int
-			b []byte
-		}{k, []byte(n)})
+		e := fieldName{n, []byte(n), k}
+		all = append(all, e)
+		i := nameHash(e.b) & uint(size-1)
+		for t.slots[i].name != "" {
+			i = (i + 1) & uint(size-1)
+		}
+		t.slots[i] = e
+		if k >= 0 {
+			for len(t.byLen) <= len(n) {
+				t.byLen = append(t.byLen, nil)
+			}
+			t.byLen[len(n)] = append(t.byLen[len(n)], e)
+		}
+	}
+	for k, n := range names {
+		add(n, k)
+	}
+	for _, n := range skip {
+		add(n, -1)
 	}
 	return t
 }
@@ -380,20 +425,24 @@ func newFieldNames(names ...string) fieldNames {
 // decoder matches to no field, which can be skipped, and 0 for one it
 // could match (an ASCII case variant of a field name, or a name with an
 // escape or a non-ASCII byte, which could spell one or a Unicode case
-// fold of one). A name is compared with the field names of its length
-// only (no hashing, no lower-casing), exactly, then case-insensitively.
-func (t fieldNames) match(name []byte) (k int, exact bool) {
-	if len(name) > 0 && len(name) < len(t) {
-		c := name[0]
-		for _, n := range t[len(name)] {
-			if c == n.b[0] && string(name) == string(n.b) {
-				return n.k, true
-			}
+// fold of one). A name is looked up exactly (a skip name ends there),
+// then compared case-insensitively with the field names of its length.
+func (t *fieldNames) match(name []byte) (k int, exact bool) {
+	if len(name) == 0 {
+		return -1, false
+	}
+	mask := uint(len(t.slots) - 1)
+	for i := nameHash(name) & mask; t.slots[i].name != ""; i = (i + 1) & mask {
+		if n := &t.slots[i]; string(name) == n.name {
+			return n.k, n.k >= 0
 		}
+	}
+	if len(name) < len(t.byLen) {
 		// A name that folds to a field name (lower-case letters first)
 		// begins with that letter in either case; c|0x20 is it then.
-		for _, n := range t[len(name)] {
-			if c|0x20 == n.b[0]|0x20 && bytes.EqualFold(name, n.b) {
+		c := name[0]
+		for _, n := range t.byLen[len(name)] {
+			if c|0x20 == n.name[0]|0x20 && bytes.EqualFold(name, n.b) {
 				return 0, false
 			}
 		}
@@ -411,7 +460,7 @@ func (t fieldNames) match(name []byte) (k int, exact bool) {
 // pass must give up (a name the decoder could match that is no field's
 // own, or a field's second time); otherwise k is the field, or -1 for a
 // member to skip.
-func (t fieldNames) take(name []byte, seen *uint32) (k int, ok bool) {
+func (t *fieldNames) take(name []byte, seen *uint32) (k int, ok bool) {
 	k, exact := t.match(name)
 	if !exact {
 		return -1, k < 0
@@ -424,13 +473,14 @@ func (t fieldNames) take(name []byte, seen *uint32) (k int, ok bool) {
 }
 
 // itemNames matches wireItem's member names to the fi constants.
-var itemNames = newFieldNames(wireItemNames[:]...)
+var itemNames = newFieldNames(wireItemNames[:], "startedAtMs", "completedAtMs", "clientId", "moderation",
+	"memoryCitation", "delivery", "questions", "pluginId", "scriptPath", "processId", "source", "commandActions")
 
 // usageNames and tokenNames match wireTokenUsage's and wireTokens' member
 // names, in field order.
 var (
-	usageNames = newFieldNames("total", "last")
-	tokenNames = newFieldNames("totalTokens", "inputTokens", "cachedInputTokens", "outputTokens", "reasoningOutputTokens")
+	usageNames = newFieldNames([]string{"total", "last"}, "modelContextWindow")
+	tokenNames = newFieldNames([]string{"totalTokens", "inputTokens", "cachedInputTokens", "outputTokens", "reasoningOutputTokens"}, "cacheWriteInputTokens")
 )
 
 // usageBuf is where fastUsage decodes a tokenUsage: the parser's own, so
