@@ -141,7 +141,30 @@ type Emitter struct {
 	bounded  bool
 	awaiting []*life
 	next     int
+
+	// counts, when set (UseCounts), holds the incarnation counts of the
+	// lifecycles of scope "" that are over, in lives' stead.
+	counts Counts
 }
+
+// Counts is a record of how many lifecycles each provider id of scope ""
+// has had, kept by a parser that keeps a record of every id anyway (see
+// UseCounts). It is a store of one count per family and id: Count
+// returns what SetCount last recorded for them, 0 if it never did.
+type Counts interface {
+	Count(f Family, id string) int
+	SetCount(f Family, id string, n int)
+}
+
+// UseCounts makes the Emitter keep the incarnation counts of the
+// lifecycles of scope "" that are over in c instead of its own record:
+// once such a lifecycle is over it is forgotten here, c is told its
+// count, and opening its id again asks c for it. The emitted stream is
+// the one the Emitter's own record gives; a long run then keeps one entry
+// per id (the parser's) where the parser and the Emitter each kept one,
+// and costs one map lookup and insert per id, not two. Call it before the
+// first emission; a Bounded Emitter keeps no counts and ignores it.
+func (e *Emitter) UseCounts(c Counts) { e.counts = c }
 
 // New returns an Emitter writing to sink. Stream payloads are emitted only
 // when streaming is true (the transcript is always emitted); capability
@@ -349,6 +372,8 @@ func (e *Emitter) open(f Family, scope, id string, tmpl driver.StreamPayload) (s
 	n := en.n + 1
 	if en.l != nil {
 		n = en.l.n + 1
+	} else if e.counts != nil && scope == "" && !e.bounded {
+		n = e.counts.Count(f, id) + 1
 	}
 	emitID := id
 	if n > 1 {
@@ -414,7 +439,9 @@ func (m *lifeMap) set(k key, en entry) {
 
 func (m *lifeMap) del(k key) {
 	if k.scope == "" && k.fam <= Tool {
-		delete(m.ids[k.fam], k.id)
+		if len(m.ids[k.fam]) > 0 {
+			delete(m.ids[k.fam], k.id)
+		}
 		return
 	}
 	delete(m.other, k)
@@ -556,12 +583,36 @@ func (e *Emitter) Close(f Family, scope, id string, result map[string]any) error
 	return e.close(l, result)
 }
 
+// CloseWithResult closes an open tool call as Close does, with result as
+// its only result: the call is then over (as after ToolResult), so the
+// Emitter keeps only its incarnation count, and a later ToolResult for
+// it emits nothing. It is for a protocol whose tool calls end with their
+// result and never get a separate one (codex exec's item.completed); a
+// call closed by Close stays until its tool_call.result.
+func (e *Emitter) CloseWithResult(scope, id string, result map[string]any) error {
+	if err := e.begin(); err != nil {
+		return err
+	}
+	l := e.life(key{Tool, scope, id})
+	if l == nil || !l.open {
+		return nil
+	}
+	l.resulted = true
+	return e.close(l, result)
+}
+
 // release forgets a lifecycle that nothing can refer to any more, keeping
 // only its incarnation count (nothing when bounded).
 func (e *Emitter) release(l *life) {
-	if e.bounded {
+	switch {
+	case e.bounded:
 		e.lives.del(l.key)
-	} else {
+	case e.counts != nil && l.scope == "":
+		// lives holds l, or an earlier incarnation of its key closed
+		// without its result, or nothing.
+		e.lives.del(l.key)
+		e.counts.SetCount(l.fam, l.id, l.n)
+	default:
 		e.lives.set(l.key, entry{n: l.n})
 	}
 	if e.last == l {

@@ -421,3 +421,106 @@ func TestFinishClosesInOpeningOrder(t *testing.T) {
 		t.Errorf("invalid: %s", vs)
 	}
 }
+
+// mapCounts is a Counts of a map, as a parser's record of its ids.
+type mapCounts map[key]int
+
+func (m mapCounts) Count(f Family, id string) int       { return m[key{f, "", id}] }
+func (m mapCounts) SetCount(f Family, id string, n int) { m[key{f, "", id}] = n }
+
+// TestUseCountsSameStream drives an Emitter with its own record and one
+// with UseCounts by the same random calls (reused ids, overlapping
+// lifecycles, results before and after the end, calls closed with their
+// result) and requires the same payloads, and that the one with
+// UseCounts keeps nothing of scope "" once it is over.
+func TestUseCountsSameStream(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		capability := driver.StreamCapability{Reasoning: true, ToolCallArgs: true}
+		own, counted := &adaptertest.RecordingSink{}, &adaptertest.RecordingSink{}
+		a, b := New(own, true, capability), New(counted, true, capability)
+		c := mapCounts{}
+		b.UseCounts(c)
+		ids := rapid.SampledFrom([]string{"a", "b", "c"})
+		scopes := rapid.SampledFrom([]string{"", "", "sub"})
+		fams := rapid.SampledFrom([]Family{Text, Reasoning, Tool})
+		n := rapid.IntRange(0, 60).Draw(t, "calls")
+		for range n {
+			scope, id := scopes.Draw(t, "scope"), ids.Draw(t, "id")
+			both := func(f func(e *Emitter)) { f(a); f(b) }
+			switch rapid.IntRange(0, 5).Draw(t, "call") {
+			case 0:
+				f := fams.Draw(t, "fam")
+				both(func(e *Emitter) { _, _ = e.Open(f, scope, id) })
+			case 1:
+				f := rapid.SampledFrom([]Family{Text, Reasoning}).Draw(t, "fam")
+				both(func(e *Emitter) { _ = e.Delta(f, scope, id, "x") })
+			case 2:
+				f := fams.Draw(t, "fam")
+				both(func(e *Emitter) { _ = e.Close(f, scope, id, nil) })
+			case 3:
+				both(func(e *Emitter) { _ = e.CloseWithResult(scope, id, map[string]any{"ok": true}) })
+			case 4:
+				both(func(e *Emitter) { _, _ = e.ToolResult(scope, id, nil) })
+			case 5:
+				both(func(e *Emitter) { _, _ = e.OpenTool(scope, id, "shell", nil, "", "") })
+			}
+		}
+		both := []*Emitter{a, b}
+		for _, e := range both {
+			if err := e.Finish(nil, nil); err != nil {
+				t.Fatalf("Finish: %v", err)
+			}
+		}
+		if !reflect.DeepEqual(own.Payloads, counted.Payloads) {
+			t.Fatalf("UseCounts changed the stream:\nown     %v\ncounted %v", kinds(own.Payloads), kinds(counted.Payloads))
+		}
+		if vs := adaptertest.CheckStream(capability, counted.Payloads); len(vs) != 0 {
+			t.Fatalf("invalid stream:\n%s", vs)
+		}
+		for f := range b.lives.ids {
+			for id, en := range b.lives.ids[f] {
+				if l := en.l; l == nil || !l.open && l.resulted {
+					t.Fatalf("%s %q of scope \"\" kept though over", Family(f), id)
+				}
+			}
+		}
+	})
+}
+
+func kinds(ps []driver.StreamPayload) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, string(p.Kind)+" "+p.MessageID+p.ToolCallID)
+	}
+	return out
+}
+
+// TestCloseWithResult: a call closed with its result is over: the
+// Emitter keeps only its count (a reused id gets its fresh suffix) and a
+// later ToolResult emits nothing; Close keeps the call for its result.
+func TestCloseWithResult(t *testing.T) {
+	sink := &adaptertest.RecordingSink{}
+	e := New(sink, true, driver.StreamCapability{})
+	_, _ = e.OpenTool("", "t", "shell", map[string]any{"command": "ls"}, "", "")
+	_ = e.CloseWithResult("", "t", map[string]any{"output": "x"})
+	if kept := e.kept(); kept != 0 {
+		t.Errorf("%d lifecycles kept after CloseWithResult", kept)
+	}
+	if ok, _ := e.ToolResult("", "t", nil); ok {
+		t.Error("a result after CloseWithResult")
+	}
+	_ = e.CloseWithResult("", "t", nil) // not open: nothing
+	_, _ = e.OpenTool("", "t", "shell", nil, "", "")
+	_ = e.Finish(nil, nil)
+	got := kinds(sink.Payloads)
+	want := []string{"run.started ", "tool_call.start t", "tool_call.end t", "tool_call.start t#2", "tool_call.end t#2", "run.finished "}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if p := sink.Payloads[2]; p.Result["output"] != "x" {
+		t.Errorf("tool_call.end result %v", p.Result)
+	}
+	if v := adaptertest.CheckStream(driver.StreamCapability{}, sink.Payloads); len(v) > 0 {
+		t.Errorf("violations %v", v)
+	}
+}

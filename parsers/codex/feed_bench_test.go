@@ -79,3 +79,26 @@ func BenchmarkFeed(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkShapesParse is bench/e2e's Parse contender over feedStreams:
+// Parse as the provider registry calls it (the tee, RawStreams, and
+// Unpaired set, so the pairing rules run), streaming on. Its gap to
+// BenchmarkFeed is what Parse adds to the parse.
+func BenchmarkShapesParse(b *testing.B) {
+	streams := feedStreams(b)
+	for _, name := range []string{"small", "unknown", "todo"} {
+		data := streams[name]
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var unpaired int
+				opts := Options{Streaming: true, Unpaired: func(int64, int, string) { unpaired++ }}
+				resp, err := Parse(bytes.NewReader(data), nil, nopSink{}, opts, Outcome{})
+				if err != nil || !resp.Checkpoint.Valid || unpaired != 0 || len(resp.RawStreams.Stdout) != len(data) {
+					b.Fatalf("err %v checkpoint %+v unpaired %d", err, resp.Checkpoint, unpaired)
+				}
+			}
+		})
+	}
+}

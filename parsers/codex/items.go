@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +38,59 @@ func (p *Parser) completedItem(id string) bool {
 		return p.cur.completed
 	}
 	return p.items[id].completed
+}
+
+// counts is the Parser as the Emitter's record of lifecycle counts
+// (emit.Counts): every lifecycle the parser opens has an item's id, in
+// scope "", so the count goes with the item's state (itemState.fam and
+// n). The Emitter asks for the count of the item being handled, p.cur,
+// nearly always; an id with lifecycles of more than one family (an item
+// whose type changed), or a count past uint32, keeps it in p.otherCounts,
+// which takes precedence.
+type counts Parser
+
+// countKey is a family and id of Parser.otherCounts.
+type countKey struct {
+	fam emit.Family
+	id  string
+}
+
+func (c *counts) Count(f emit.Family, id string) int {
+	p := (*Parser)(c)
+	if p.otherCounts != nil {
+		if n, ok := p.otherCounts[countKey{f, id}]; ok {
+			return n
+		}
+	}
+	s := p.cur
+	if id != p.curID {
+		s = p.items[id]
+	}
+	if s.fam == f {
+		return int(s.n)
+	}
+	return 0
+}
+
+func (c *counts) SetCount(f emit.Family, id string, n int) {
+	p := (*Parser)(c)
+	s := &p.cur
+	var other itemState
+	if id != p.curID {
+		other = p.items[id]
+		s = &other
+	}
+	if (s.fam == 0 || s.fam == f) && n <= math.MaxUint32 {
+		s.fam, s.n = f, uint32(n)
+	} else {
+		if p.otherCounts == nil {
+			p.otherCounts = map[countKey]int{}
+		}
+		p.otherCounts[countKey{f, id}] = n
+	}
+	if s == &other {
+		p.items[id] = other
+	}
 }
 
 // knownItem reports whether the parser maps item type t itself.
@@ -446,7 +500,8 @@ func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase, se
 		return nil
 	}
 	res, tr := p.toolResult(id, typ, it, cs)
-	if err := p.em.Close(emit.Tool, "", id, res); err != nil {
+	// The completed item is the call's result: codex sends no other.
+	if err := p.em.CloseWithResult("", id, res); err != nil {
 		return err
 	}
 	return p.em.Item(tr)

@@ -162,12 +162,15 @@ type Parser struct {
 	lastError    string // last top-level error event message
 	// items holds what is known of the items seen before the latest one,
 	// which is curID's and held in cur (see noteItem).
-	items   map[string]itemState
-	curID   string
-	cur     itemState
-	noted   bool     // noteItem recorded the line's item under its wire id
-	scratch wireItem // the item being decoded
-	lastID  string   // the last item event's id, when plain (wireItem.prevID)
+	items map[string]itemState
+	curID string
+	cur   itemState
+	// otherCounts holds the lifecycle counts itemState has no room for
+	// (see counts).
+	otherCounts map[countKey]int
+	noted       bool     // noteItem recorded the line's item under its wire id
+	scratch     wireItem // the item being decoded
+	lastID      string   // the last item event's id, when plain (wireItem.prevID)
 	// lastCommand is the last command of an item event, when plain
 	// (wireItem.prevCommand).
 	lastCommand string
@@ -187,11 +190,16 @@ type Parser struct {
 }
 
 // itemState is what the parser remembers of an item between its events:
-// its type, as an index in itemTypes (only known items are recorded), and
-// whether it completed. Two bytes: a long session keeps one per item.
+// its type, as an index in itemTypes (only known items are recorded),
+// whether it completed, and for the Emitter (emit.Counts, see counts) how
+// many lifecycles of family fam its id has had: a lifecycle's id is its
+// item's. Eight bytes: a long session keeps one per item, and the Emitter
+// keeps none.
 type itemState struct {
 	typ       uint8
 	completed bool
+	fam       emit.Family // the family n counts (0: none yet)
+	n         uint32
 }
 
 // New returns a Parser that emits to sink. The sink is used only during
@@ -208,6 +216,8 @@ func New(sink driver.EventSink, opts Options) *Parser {
 	}
 	if opts.Bounded {
 		p.em.Bounded()
+	} else {
+		p.em.UseCounts((*counts)(p))
 	}
 	return p
 }

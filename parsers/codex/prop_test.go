@@ -5,8 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentwire/agentwire/driver"
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
+
+	"github.com/agentwire/agentwire/adaptertest"
+	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/emit"
+	"github.com/agentwire/agentwire/ndjson"
 )
 
 // itemPlan is one generated item: its lines in order.
@@ -126,6 +131,63 @@ func TestPropInterleavings(t *testing.T) {
 		valid := r.Response.Checkpoint != nil && r.Response.Checkpoint.Valid
 		if valid != !cut {
 			t.Fatalf("checkpoint valid %v, cut %v, all complete %v (%v)", valid, cut, allComplete, r.Response.Metadata)
+		}
+	})
+}
+
+// TestPropCountsSameStream: the parser keeps the lifecycle counts of its
+// ids for the Emitter (counts, emit.Counts); on random streams of item
+// events that reuse few ids across types and phases (reuse after
+// completion, type changes between text, reasoning and tool items,
+// interleaved items), it emits what a parser whose Emitter keeps its own
+// record emits, with no violation.
+func TestPropCountsSameStream(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		bodies := map[string]string{
+			"command_execution": `"command":"ls","aggregated_output":"out","exit_code":0,"status":"completed"`,
+			"mcp_tool_call":     `"server":"s","tool":"t","arguments":{"a":1},"status":"completed"`,
+			"agent_message":     `"text":"msg"`,
+			"reasoning":         `"text":"think"`,
+			"todo_list":         `"items":[{"text":"a","completed":false}]`,
+		}
+		types := []string{"command_execution", "mcp_tool_call", "agent_message", "reasoning", "todo_list"}
+		ls := []string{lThread, lTurn}
+		for range rapid.IntRange(0, 30).Draw(t, "lines") {
+			id := rapid.SampledFrom([]string{"a", "b", "c"}).Draw(t, "id")
+			typ := rapid.SampledFrom(types).Draw(t, "type")
+			ev := rapid.SampledFrom([]string{"item.started", "item.updated", "item.completed"}).Draw(t, "event")
+			ls = append(ls, `{"type":"`+ev+`","item":{"id":"`+id+`","type":"`+typ+`",`+bodies[typ]+`}}`)
+		}
+		if rapid.Bool().Draw(t, "done") {
+			ls = append(ls, lDone)
+		}
+		stream := lines(ls...)
+		parse := func(own bool) (result, adaptertest.Violations) {
+			sink := &adaptertest.RecordingSink{}
+			p := New(sink, Options{Streaming: true})
+			if own {
+				p.em = emit.New(sink, true, Capability)
+			}
+			r := ndjson.NewReader(strings.NewReader(stream), ndjson.Options{})
+			for {
+				f, err := r.Next()
+				if err != nil {
+					break
+				}
+				if err := p.Feed(f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			resp, err := p.Finish(Outcome{})
+			return result{Payloads: sink.Payloads, Items: sink.Items(), Response: resp}, sink.Check(true, Capability, resp, err, Codec)
+		}
+		want, _ := parse(true)
+		got, v := parse(false)
+		if len(v) > 0 {
+			t.Fatalf("violations:\n%s", v)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("the parser's counts change the parse (-own record +counts):\n%s", d)
 		}
 	})
 }
