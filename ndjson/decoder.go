@@ -80,11 +80,11 @@ func (d *Decoder) Reset(opts Options, emit func(Frame, error) error) {
 
 func (d *Decoder) drain() error {
 	for {
-		f, err, ok := d.m.next()
+		err, ok := d.m.next()
 		if !ok {
 			return nil
 		}
-		if e := d.emit(f, err); e != nil {
+		if e := d.emit(d.m.f, err); e != nil {
 			return e
 		}
 		if poisonBorrowed {

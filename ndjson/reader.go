@@ -57,8 +57,8 @@ func (r *Reader) Next() (Frame, error) {
 		return Frame{}, r.err
 	}
 	for {
-		if f, err, ok := r.m.next(); ok {
-			return f, err
+		if err, ok := r.m.next(); ok {
+			return r.m.f, err
 		}
 		if r.m.eof {
 			r.err = io.EOF

@@ -46,23 +46,28 @@ func (s *splitter) reset(maxLine int) {
 
 // split looks at data, the unconsumed input starting at s.offset, and
 // returns how many bytes it consumed and at most one result (ok true): a
-// frame, or a *LineError for a line over the limit. n == 0 with ok false
-// means more input is needed; at EOF it means the input is exhausted.
+// frame, written to *f, or a *LineError for a line over the limit (*f is
+// then left as it was). n == 0 with ok false means more input is needed;
+// at EOF it means the input is exhausted.
+//
+// The frame goes out through f, not as a result: a Frame is ten words, and
+// split runs once per line, so for a line of a few bytes returning it (and
+// copying it again in every caller) cost more than finding its end.
 //
 // Contract with the caller: after a call that returns n == 0 and ok false,
 // the next call passes the same bytes followed by more (or atEOF). The
 // caller must be able to hold s.maxLine+2 unconsumed bytes; with that many
 // bytes and no LF, split decides the line is too long and consumes them.
-func (s *splitter) split(data []byte, atEOF bool) (n int, f Frame, err error, ok bool) {
+func (s *splitter) split(data []byte, atEOF bool, f *Frame) (n int, err error, ok bool) {
 	if !s.bomDone {
 		if len(data) < len(bom) && !atEOF && bytes.HasPrefix(bom, data) {
-			return 0, Frame{}, nil, false
+			return 0, nil, false
 		}
 		s.bomDone = true
 		if bytes.HasPrefix(data, bom) {
-			f = Frame{Kind: KindBOM, Data: data[:0], Raw: data[:3], Offset: s.offset, Line: s.line}
+			*f = Frame{Kind: KindBOM, Data: data[:0], Raw: data[:3], Offset: s.offset, Line: s.line}
 			s.offset += 3
-			return 3, f, nil, true
+			return 3, nil, true
 		}
 	}
 	if s.skipping {
@@ -71,21 +76,21 @@ func (s *splitter) split(data []byte, atEOF bool) (n int, f Frame, err error, ok
 			if len(data) == 0 && atEOF {
 				s.skipping = false
 				e := s.skip
-				return 0, Frame{}, &e, true
+				return 0, &e, true
 			}
 			s.skip.Len += int64(len(data))
 			s.offset += int64(len(data))
-			return len(data), Frame{}, nil, false
+			return len(data), nil, false
 		}
 		s.skipping = false
 		s.skip.Len += int64(i + 1)
 		s.offset += int64(i + 1)
 		s.line++
 		e := s.skip
-		return i + 1, Frame{}, &e, true
+		return i + 1, &e, true
 	}
 	if len(data) == 0 {
-		return 0, Frame{}, nil, false
+		return 0, nil, false
 	}
 	i := bytes.IndexByte(data[s.scanned:], '\n')
 	if i < 0 {
@@ -97,11 +102,11 @@ func (s *splitter) split(data []byte, atEOF bool) (n int, f Frame, err error, ok
 			s.skip = s.tooLong(data)
 			s.skip.Len = int64(len(data))
 			s.offset += int64(len(data))
-			return len(data), Frame{}, nil, false
+			return len(data), nil, false
 		}
 		if !atEOF {
 			s.scanned = len(data)
-			return 0, Frame{}, nil, false
+			return 0, nil, false
 		}
 		// A final line without LF. A CR at its end is data: no LF
 		// follows it.
@@ -110,11 +115,11 @@ func (s *splitter) split(data []byte, atEOF bool) (n int, f Frame, err error, ok
 			e := s.tooLong(data)
 			e.Len = int64(len(data))
 			s.offset += int64(len(data))
-			return len(data), Frame{}, &e, true
+			return len(data), &e, true
 		}
-		f = Frame{Kind: kindOf(data), Data: data, Raw: data, Offset: s.offset, Line: s.line, Unterminated: true}
+		*f = Frame{Kind: kindOf(data), Data: data, Raw: data, Offset: s.offset, Line: s.line, Unterminated: true}
 		s.offset += int64(len(data))
-		return len(data), f, nil, true
+		return len(data), nil, true
 	}
 	i += s.scanned
 	s.scanned = 0
@@ -128,12 +133,12 @@ func (s *splitter) split(data []byte, atEOF bool) (n int, f Frame, err error, ok
 		e.Len = int64(len(raw))
 		s.offset += int64(len(raw))
 		s.line++
-		return len(raw), Frame{}, &e, true
+		return len(raw), &e, true
 	}
-	f = Frame{Kind: kindOf(content), Data: content, Raw: raw, Offset: s.offset, Line: s.line}
+	*f = Frame{Kind: kindOf(content), Data: content, Raw: raw, Offset: s.offset, Line: s.line}
 	s.offset += int64(len(raw))
 	s.line++
-	return len(raw), f, nil, true
+	return len(raw), nil, true
 }
 
 // tooLong builds the report for the line starting at the first unconsumed
@@ -172,6 +177,10 @@ type machine struct {
 	maxBuf int // maxLine+2: the most unconsumed input split may need
 
 	prevStart, prevEnd int // the last frame's bytes in buf, for poisoning
+
+	// f is the result of the last next that returned one: the frame, or
+	// the zero Frame with an error.
+	f Frame
 }
 
 func (m *machine) init(opts Options) {
@@ -185,23 +194,27 @@ func (m *machine) init(opts Options) {
 	m.prevStart, m.prevEnd = 0, 0
 }
 
-// next returns the next result from the buffered input, or ok false when
-// more input is needed (or, at EOF, when the input is exhausted).
-func (m *machine) next() (Frame, error, bool) {
+// next finds the next result in the buffered input: the frame in m.f (the
+// zero Frame with an error), or ok false when more input is needed (or, at
+// EOF, when the input is exhausted).
+func (m *machine) next() (err error, ok bool) {
 	if poisonBorrowed {
 		m.poison()
 	}
 	for {
-		n, f, err, ok := m.s.split(m.buf[m.r:m.w], m.eof)
-		if ok && f.Raw != nil {
-			m.prevStart, m.prevEnd = m.r, m.r+len(f.Raw)
+		n, err, ok := m.s.split(m.buf[m.r:m.w], m.eof, &m.f)
+		if ok {
+			if err != nil {
+				m.f = Frame{}
+			} else {
+				m.prevStart, m.prevEnd = m.r, m.r+n
+			}
+			m.r += n
+			return err, true
 		}
 		m.r += n
-		if ok {
-			return f, err, true
-		}
 		if n == 0 {
-			return Frame{}, nil, false
+			return nil, false
 		}
 	}
 }
