@@ -172,22 +172,36 @@ type Parser struct {
 	otherScope int
 	otherSeen  map[string]bool
 	done       bool
-	legacyErr  string   // the last codex/event/error message of the turn (LegacyTurnEnd)
-	lastItem   string   // the last id string decoded, reused while it repeats
-	pr         params   // the params of the notification being handled
-	it         wireItem // the item of the item notification being handled
-	usageDec   usageBuf // the tokenUsage of the notification being handled (fastUsage)
-	pairs      pairs    // for Options.Unpaired
-	// customRaw is customFrame's last Raw, by message bytes, and
-	// customMethod its method.
-	customRaw    jsonguard.Memo
-	customMethod string
-	method       methodMemo // notification's last method
+	legacyErr  string       // the last codex/event/error message of the turn (LegacyTurnEnd)
+	lastItem   string       // the last id string decoded, reused while it repeats
+	pr         params       // the params of the notification being handled
+	it         wireItem     // the item of the item notification being handled
+	usageDec   usageBuf     // the tokenUsage of the notification being handled (fastUsage)
+	pairs      pairs        // for Options.Unpaired
+	customs    []customMemo // customFrame's, by method
+	// lastMethod and lastRaw are the method and Raw of customFrame's
+	// last payload.
+	lastMethod string
+	lastRaw    map[string]any
+	method     methodMemo // notification's last method
 	// repeat is set while the last frame fed is a notification that
-	// notification gave to customFrame (in scope, no handler), and
-	// repeatUnknown when it counted it as unknown: see repeatCustom.
+	// notification gave to customFrame (in scope, no handler), whose
+	// bytes repeatData holds, and repeatUnknown when it counted it as
+	// unknown: see repeatCustom.
 	repeat, repeatUnknown bool
+	repeatData            []byte
 }
+
+// customMemo is what customFrame remembers of a method: its string and
+// the Raw of its last params, by the params bytes.
+type customMemo struct {
+	method string
+	raw    jsonguard.Memo
+}
+
+// maxCustomMethods bounds Parser.customs: methods named by the input
+// must not grow it without end (past it, the last entry turns over).
+const maxCustomMethods = 16
 
 // itemState is what the parser remembers of an item between its events.
 type itemState struct {
@@ -329,10 +343,8 @@ func (p *Parser) Feed(f jsonrpc.Frame) error {
 		// every parser (ndjson's package doc), kept in the raw stream only.
 		return nil
 	case jsonrpc.Notification:
-		if rep {
-			if raw, ok := p.customRaw.Get(f.Data); ok {
-				return p.repeatCustom(f, raw)
-			}
+		if rep && string(f.Data) == string(p.repeatData) {
+			return p.repeatCustom(f)
 		}
 		return p.notification(f)
 	case jsonrpc.Request:
@@ -515,28 +527,30 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 	if err := p.customFrame(f, pr); err != nil {
 		return err
 	}
-	p.repeat, p.repeatUnknown = true, unknown
+	if len(f.Data) <= jsonguard.MemoMax {
+		p.repeat, p.repeatUnknown = true, unknown
+		p.repeatData = append(p.repeatData[:0], f.Data...)
+	}
 	return nil
 }
 
 // repeatCustom handles a notification whose bytes are those of the frame
 // fed just before it, which notification gave to customFrame, as
 // notification would, without reading it again (a flood of one
-// account/rateLimits/updated, or of an unknown method): raw is
-// customFrame's Raw for those bytes. Handling a custom notification
+// account/rateLimits/updated, or of an unknown method). Handling a custom notification
 // changes nothing its own handling reads (the method's handler and
 // knownness, the params, inScope's thread, turns and state), so the same
 // bytes right after it take the same path: the pairs' count, the unknown
 // count, and the custom payload with the same method, ids (p.pr still
-// holds the params read of those bytes) and Raw.
-func (p *Parser) repeatCustom(f jsonrpc.Frame, raw map[string]any) error {
+// holds the params read of those bytes) and Raw (customFrame's last).
+func (p *Parser) repeatCustom(f jsonrpc.Frame) error {
 	if p.opts.Unpaired != nil {
 		p.pairNotification(f, &p.pr)
 	}
 	if p.repeatUnknown {
 		p.unknown++
 	}
-	if err := p.custom(p.customMethod, driver.StreamPayload{ThreadID: p.pr.ThreadID, TurnID: p.pr.TurnID, Raw: raw}); err != nil {
+	if err := p.custom(p.lastMethod, driver.StreamPayload{ThreadID: p.pr.ThreadID, TurnID: p.pr.TurnID, Raw: p.lastRaw}); err != nil {
 		return err
 	}
 	p.repeat = true
@@ -544,18 +558,36 @@ func (p *Parser) repeatCustom(f jsonrpc.Frame, raw map[string]any) error {
 }
 
 // customFrame emits a notification that has no canonical mapping as the
-// custom kind appserver/<method> with its params. A message equal to the
-// previous one given here (a flood of account/rateLimits/updated) gets
-// the same read-only Raw and method string (jsonguard.Memo), not a new map
-// and copies.
+// custom kind appserver/<method> with its params. Raw depends on the
+// method and the params bytes only, so a message whose params are those
+// of the last message of its method given here (account/rateLimits/updated
+// twice a turn, other members such as emittedAtMs aside, or a flood of
+// one) gets the same read-only Raw and method string (customMemo,
+// jsonguard.Memo), not a new map and copies.
 func (p *Parser) customFrame(f jsonrpc.Frame, pr *params) error {
-	raw, ok := p.customRaw.Get(f.Data)
+	c := p.customOf(f.Method)
+	raw, ok := c.raw.Get(f.Params)
 	if !ok {
-		p.customMethod = string(f.Method)
-		raw = map[string]any{"method": p.customMethod, "params": rawValue(f.Params)}
-		p.customRaw.Put(f.Data, raw)
+		raw = map[string]any{"method": c.method, "params": rawValue(f.Params)}
+		c.raw.Put(f.Params, raw)
 	}
-	return p.custom(p.customMethod, driver.StreamPayload{ThreadID: pr.ThreadID, TurnID: pr.TurnID, Raw: raw})
+	p.lastMethod, p.lastRaw = c.method, raw
+	return p.custom(c.method, driver.StreamPayload{ThreadID: pr.ThreadID, TurnID: pr.TurnID, Raw: raw})
+}
+
+// customOf returns customFrame's memo of method, a new one for a method
+// not seen yet.
+func (p *Parser) customOf(method []byte) *customMemo {
+	for i := range p.customs {
+		if string(method) == p.customs[i].method {
+			return &p.customs[i]
+		}
+	}
+	if len(p.customs) == maxCustomMethods {
+		p.customs = p.customs[:maxCustomMethods-1]
+	}
+	p.customs = append(p.customs, customMemo{method: string(method)})
+	return &p.customs[len(p.customs)-1]
 }
 
 // inScope reports whether a notification belongs to this run: its

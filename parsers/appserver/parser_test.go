@@ -1,8 +1,10 @@
 package appserver
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -596,5 +598,67 @@ func TestRepeatedNotification(t *testing.T) {
 	}
 	if want.meta[MetaUnknown] != "5" || want.meta[MetaOther] != "4" || len(want.unpaired) != 1 {
 		t.Fatalf("metadata %v unpaired %q", want.meta, want.unpaired)
+	}
+}
+
+// TestCustomMemo: a custom notification whose method and params bytes are
+// those of an earlier one of its method gets that one's Raw (the same
+// read-only map), whatever came between and whatever its other members;
+// other params get their own; the memo keeps at most maxCustomMethods
+// methods, and the payloads are right past it.
+func TestCustomMemo(t *testing.T) {
+	rate := func(at int, primary string) string {
+		return fmt.Sprintf(`{"method":"account/rateLimits/updated","params":{"rateLimits":{"primary":%s}},"emittedAtMs":%d}`, primary, at)
+	}
+	in := []string{sInit, sThreadResp, sTurnResp, rate(1, "null"), `{"method":"thread/status/changed","params":{"threadId":"th-1","status":{"type":"idle"}}}`,
+		rate(2, "null"), rate(3, "1"), rate(4, "null")}
+	for i := range maxCustomMethods + 4 {
+		in = append(in, fmt.Sprintf(`{"method":"x/m%d","params":{"n":%d}}`, i, i))
+	}
+	in = append(in, rate(5, "null"))
+	var raws []map[string]any
+	sink := &adaptertest.RecordingSink{}
+	p := New(sink, Options{Streaming: true})
+	r := jsonrpc.NewReader(strings.NewReader(lines(in...)), jsonrpc.Options{})
+	parsertest.FeedAll(t, r.Next, p.Feed)
+	if len(p.customs) > maxCustomMethods {
+		t.Fatalf("%d methods kept", len(p.customs))
+	}
+	if _, err := p.Finish(Outcome{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, pl := range sink.Payloads {
+		if pl.Kind == "appserver/account/rateLimits/updated" {
+			raws = append(raws, pl.Raw)
+		}
+	}
+	same := func(a, b map[string]any) bool {
+		return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	}
+	// The memo holds a method's last params: the fourth is new again; the
+	// methods past the bound turn over the last entry, not this one.
+	if len(raws) != 5 || !same(raws[0], raws[1]) || same(raws[1], raws[2]) || same(raws[2], raws[3]) || !same(raws[3], raws[4]) {
+		t.Fatalf("rateLimits Raws %v", raws)
+	}
+	for i, raw := range raws {
+		want := `{"rateLimits":{"primary":null}}`
+		if i == 2 {
+			want = `{"rateLimits":{"primary":1}}`
+		}
+		if got := string(raw["params"].(json.RawMessage)); got != want || raw["method"] != "account/rateLimits/updated" {
+			t.Errorf("payload %d: Raw %v", i, raw)
+		}
+	}
+	var n int
+	for _, pl := range sink.Payloads {
+		if strings.HasPrefix(string(pl.Kind), "appserver/x/m") {
+			if want := fmt.Sprintf(`{"n":%d}`, n); string(pl.Raw["params"].(json.RawMessage)) != want || pl.Raw["method"] != fmt.Sprintf("x/m%d", n) {
+				t.Errorf("x/m%d: Raw %v", n, pl.Raw)
+			}
+			n++
+		}
+	}
+	if n != maxCustomMethods+4 {
+		t.Fatalf("%d x/m payloads", n)
 	}
 }
