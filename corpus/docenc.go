@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"slices"
@@ -338,6 +339,10 @@ func (e *docEnc) any(v any, d int) error {
 		e.buf = appendFloat(e.buf, x)
 	case map[string]any:
 		return e.anyMap(x, d)
+	case json.RawMessage:
+		// The bytes a parser passes through (app-server params): by hand,
+		// as encoding/json compacts and indents them.
+		return e.raw(x, d)
 	// The types parsers build their own values of (a malformed line's Raw
 	// has its line and offset as int and int64; items carry
 	// map[string]string metadata): a stream of malformed lines would
@@ -386,13 +391,24 @@ func (e *docEnc) anyMap(m map[string]any, d int) error {
 	// The members go on a stack shared by the maps being written (a
 	// nested map's above its parent's), so that no map allocates its own,
 	// each with its value: one iteration of m, no lookup.
+	if len(m) == 1 {
+		// One member (a custom payload's {"type": ...}, many Args and
+		// Results): nothing to sort, no stack.
+		o := e.open(d)
+		for k, v := range m {
+			o.quotedKey(k)
+			if err := e.any(v, d+1); err != nil {
+				return err
+			}
+		}
+		o.close()
+		return nil
+	}
 	base := len(e.members)
 	for k, v := range m {
 		e.members = append(e.members, member{k, v})
 	}
-	if len(m) > 1 {
-		slices.SortFunc(e.members[base:], func(a, b member) int { return strings.Compare(a.k, b.k) })
-	}
+	sortMembers(e.members[base:])
 	o := e.open(d)
 	for i := base; i < base+len(m); i++ {
 		mb := &e.members[i]
@@ -409,6 +425,99 @@ func (e *docEnc) anyMap(m map[string]any, d int) error {
 	e.members = e.members[:base]
 	return nil
 }
+
+// sortMembers sorts ms by name: by insertion up to 12 members (a decoded
+// object is mostly a few), where slices.SortFunc's calls of its
+// comparison cost more than the sort, else by slices.SortFunc.
+func sortMembers(ms []member) {
+	if len(ms) > 12 {
+		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.k, b.k) })
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && ms[j].k < ms[j-1].k; j-- {
+			ms[j], ms[j-1] = ms[j-1], ms[j]
+		}
+	}
+}
+
+// raw appends b, JSON text passed through as it is, at depth d as
+// encoding/json writes a json.RawMessage: nil is null, the whitespace
+// outside strings is dropped (compacted), and the rest indented as the
+// document is (none when compact); strings are copied as they are (their
+// escapes and any invalid UTF-8 kept, as encoding/json keeps them). Text
+// that is not one JSON value fails as encoding/json fails (fallback gives
+// its error): jsonguard.Check accepts exactly what encoding/json does at
+// its depth limit.
+func (e *docEnc) raw(b json.RawMessage, d int) error {
+	if b == nil {
+		e.buf = append(e.buf, "null"...)
+		return nil
+	}
+	if jsonguard.Check(b, encodingJSONDepth) != nil {
+		return e.fallback(b, d)
+	}
+	// open: after a '{' or '[', whose newline waits for its first member
+	// (an empty object or array stays {} or []).
+	depth, open := d, false
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			i++
+			continue
+		}
+		if open && c != '}' && c != ']' {
+			open = false
+			depth++
+			e.newline(depth)
+		}
+		switch c {
+		case '{', '[':
+			open = true
+			e.buf = append(e.buf, c)
+			i++
+		case '}', ']':
+			if open {
+				open = false
+			} else {
+				depth--
+				e.newline(depth)
+			}
+			e.buf = append(e.buf, c)
+			i++
+		case ',':
+			e.buf = append(e.buf, ',')
+			e.newline(depth)
+			i++
+		case ':':
+			if e.compact {
+				e.buf = append(e.buf, ':')
+			} else {
+				e.buf = append(e.buf, ':', ' ')
+			}
+			i++
+		case '"':
+			end, _, _ := jsonguard.StringEnd(b, i) // valid: Check said so
+			e.buf = append(e.buf, b[i:end]...)
+			i = end
+		default:
+			// A number or a literal: up to the next delimiter.
+			j := i + 1
+			for j < len(b) && !rawDelim[b[j]] {
+				j++
+			}
+			e.buf = append(e.buf, b[i:j]...)
+			i = j
+		}
+	}
+	return nil
+}
+
+// encodingJSONDepth is encoding/json's nesting limit.
+const encodingJSONDepth = 10000
+
+// rawDelim marks the bytes that end a number or a literal in valid JSON.
+var rawDelim = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, ',': true, ':': true, ']': true, '}': true}
 
 // strMap appends m with its keys sorted, as encoding/json does.
 func (e *docEnc) strMap(m map[string]string, d int) {
@@ -480,8 +589,7 @@ func appendQuoted(dst []byte, s string) []byte { return appendQuotedAfter(dst, `
 // ids, kinds and most text of a run) is one copy.
 func appendQuotedAfter(dst []byte, before, s string) []byte {
 	b := stringBytes(s)
-	i := jsonguard.PlainEnd(b, 0)
-	if i == len(s) {
+	if isPlain(b) {
 		n := len(dst)
 		dst = slices.Grow(dst, len(before)+len(s)+1)[:n+len(before)+len(s)+1]
 		copy(dst[n:], before)
@@ -491,7 +599,7 @@ func appendQuotedAfter(dst []byte, before, s string) []byte {
 	}
 	dst = append(dst, before...)
 	start := 0
-	for ; i < len(s); i = jsonguard.PlainEnd(b, i) {
+	for i := jsonguard.PlainEnd(b, 0); i < len(s); i = jsonguard.PlainEnd(b, i) {
 		if c := s[i]; c < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch c {
@@ -534,3 +642,53 @@ func appendQuotedAfter(dst []byte, before, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// isPlain reports whether b is all plain ASCII inside a JSON string (no
+// quote, backslash, control byte or byte >= 0x80): whether
+// jsonguard.PlainEnd(b, 0) is len(b). A short string (the ids, kinds,
+// names and keys of a run) is looked at in line, a word at a time, the
+// last word overlapping the one before it, where PlainEnd calls its
+// vector scan for any tail under eight bytes; a string under eight bytes
+// byte by byte.
+func isPlain(b []byte) bool {
+	n := len(b)
+	switch {
+	case n < 8:
+		for _, c := range b {
+			if !plainByte[c] {
+				return false
+			}
+		}
+		return true
+	case n > 64:
+		return jsonguard.PlainEnd(b, 0) == n
+	}
+	var m uint64
+	for i := 0; i+8 <= n; i += 8 {
+		m |= plainMask(binary.LittleEndian.Uint64(b[i:]))
+	}
+	if n%8 != 0 {
+		m |= plainMask(binary.LittleEndian.Uint64(b[n-8:]))
+	}
+	return m == 0
+}
+
+// plainMask marks, in the high bit of its byte, each byte of x that is
+// not plain (see isPlain). A mark above the lowest can be false (a borrow
+// of the byte below), but one is set exactly when a byte is not plain.
+func plainMask(x uint64) uint64 {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs } // a zero byte
+	return zero(x^(ones*'"')) | zero(x^(ones*'\\')) | (x-ones*0x20|x)&highs
+}
+
+// plainByte marks the bytes isPlain accepts.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()

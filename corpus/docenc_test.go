@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	mrand "math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/jsonguard"
 )
 
 // oddString draws strings made to hit every branch of the string
@@ -29,7 +31,7 @@ func jsonValue(t *rapid.T, depth int) any {
 	if depth < 3 {
 		kinds = 9
 	}
-	switch rapid.IntRange(0, kinds-1).Draw(t, "kind") {
+	switch rapid.IntRange(0, kinds).Draw(t, "kind") {
 	case 0:
 		return nil
 	case 1:
@@ -55,8 +57,106 @@ func jsonValue(t *rapid.T, depth int) any {
 	case 7:
 		// Values parsers build that the decoder never makes.
 		return rapid.SampledFrom([]any{3, int64(-7), []string{"a", "<b>"}, map[string]string{"k": "v"}, json.RawMessage(`{"b": [1, 2], "a": {}}`), json.Number("12.50")}).Draw(t, "other")
-	default:
+	case 8:
+		return rawJSON(t, depth)
+	case 9:
 		return map[string]any(nil)
+	default:
+		return rawJSON(t, depth)
+	}
+}
+
+// rawJSON draws a json.RawMessage as parsers pass bytes through: a nil
+// one, the text of a random value with whitespace of every kind between
+// its tokens (and odd strings in it: escapes, invalid UTF-8, U+2028 kept
+// as they are), empty containers, or text that is not one JSON value.
+func rawJSON(t *rapid.T, depth int) json.RawMessage {
+	switch rapid.IntRange(0, 5).Draw(t, "raw") {
+	case 0:
+		return nil
+	case 1:
+		return json.RawMessage(rapid.SampledFrom([]string{"", " ", "{", `{"a":}`, `[1,]`, `"\xff`, "nul", "1 2", `{"a":1}}`, "\"\x01\"", "01"}).Draw(t, "bad"))
+	case 2:
+		return json.RawMessage(rapid.SampledFrom([]string{"{}", "[ ]", " [ { } , [ ] ] ", "\"\xff\u2028<&>\\u0041\"", "-0.5e+3", "true", " null\n", `{"z":{"y":[]},"a":[{},1]}`}).Draw(t, "odd"))
+	}
+	b, err := json.Marshal(jsonValue(t, depth+1))
+	if err != nil {
+		b = []byte("null")
+	}
+	var out []byte
+	inString, escaped := false, false
+	for _, c := range b {
+		out = append(out, c)
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && rapid.IntRange(0, 3).Draw(t, "ws?") == 0:
+			out = append(out, rapid.SampledFrom([]string{" ", "\t", "\n", "\r\n", "  \n  "}).Draw(t, "ws")...)
+		}
+	}
+	return out
+}
+
+// TestRawMatchesEncodingJSON: a json.RawMessage is encoding/json's text,
+// indented at any depth and compact, or fails where encoding/json fails.
+func TestRawMatchesEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		raw := rawJSON(t, 0)
+		d := rapid.IntRange(0, 20).Draw(t, "depth")
+		e := docEnc{}
+		err := e.any(raw, d)
+		w, ok := want(raw, d)
+		if ok != (err == nil) {
+			t.Fatalf("%q: encoding/json ok %v, docEnc error %v", raw, ok, err)
+		}
+		if ok && string(e.buf) != w {
+			t.Fatalf("%q:\n got %q\nwant %q", raw, e.buf, w)
+		}
+		c := docEnc{compact: true}
+		err = c.any(raw, d)
+		var wb bytes.Buffer
+		enc := json.NewEncoder(&wb)
+		enc.SetEscapeHTML(false)
+		werr := enc.Encode(raw)
+		if (werr == nil) != (err == nil) {
+			t.Fatalf("%q compact: encoding/json error %v, docEnc error %v", raw, werr, err)
+		}
+		if err == nil && string(c.buf)+"\n" != wb.String() {
+			t.Fatalf("%q compact:\n got %q\nwant %q", raw, c.buf, wb.String())
+		}
+	})
+}
+
+// TestIsPlain: isPlain is jsonguard.PlainEnd(b, 0) == len(b) for every
+// length up to 100, every position of the first byte that is not plain
+// (and none), with near misses around it.
+func TestIsPlain(t *testing.T) {
+	r := mrand.New(mrand.NewPCG(3, 5))
+	const plain, special = "a ~!#[]\x7f}", "\"\\\x00\x1f\n\x80\xc3\xff"
+	for n := 0; n <= 100; n++ {
+		for at := -1; at < n; at++ {
+			for range 4 {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = plain[r.IntN(len(plain))]
+				}
+				if at >= 0 {
+					b[at] = special[r.IntN(len(special))]
+					for i := at + 1; i < n; i++ {
+						if r.IntN(3) == 0 {
+							b[i] = special[r.IntN(len(special))]
+						}
+					}
+				}
+				if got, want := isPlain(b), jsonguard.PlainEnd(b, 0) == n; got != want {
+					t.Fatalf("%q: isPlain %v, want %v", b, got, want)
+				}
+			}
+		}
 	}
 }
 
@@ -276,4 +376,38 @@ func TestDocEncDeep(t *testing.T) {
 			t.Fatalf("compact %v:\n got %q\nwant %q", compact, e.buf, w)
 		}
 	}
+}
+
+// FuzzDocEnc: any bytes, as a string, as a json.RawMessage and as a map
+// member of both, are encoding/json's text, indented and compact, or fail
+// where encoding/json fails.
+func FuzzDocEnc(f *testing.F) {
+	for _, s := range []string{`{"a": [1, {}], "b" : "\u2028"}`, "\xff\"\\<", " [ ] ", "", "nul", "-1.5e3", `{"x":{"y":[[]]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, v := range []any{string(b), json.RawMessage(b), map[string]any{string(b): json.RawMessage(b), "k": string(b)}} {
+			e := docEnc{}
+			err := e.any(v, 2)
+			w, ok := want(v, 2)
+			if ok != (err == nil) {
+				t.Fatalf("%#v: encoding/json ok %v, docEnc error %v", v, ok, err)
+			}
+			if ok && string(e.buf) != w {
+				t.Fatalf("%#v:\n got %q\nwant %q", v, e.buf, w)
+			}
+			c := docEnc{compact: true}
+			err = c.any(v, 0)
+			var wb bytes.Buffer
+			enc := json.NewEncoder(&wb)
+			enc.SetEscapeHTML(false)
+			werr := enc.Encode(v)
+			if (werr == nil) != (err == nil) {
+				t.Fatalf("%#v compact: encoding/json error %v, docEnc error %v", v, werr, err)
+			}
+			if err == nil && string(c.buf)+"\n" != wb.String() {
+				t.Fatalf("%#v compact:\n got %q\nwant %q", v, c.buf, wb.String())
+			}
+		}
+	})
 }
