@@ -29,6 +29,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/agentwire/agentwire/driver"
 )
@@ -124,9 +125,10 @@ type Emitter struct {
 	lastEvent string
 	lastKind  driver.StreamKind
 
-	// delta is the payload Delta sends: only the members it sets are
-	// ever set, so it is not zeroed afresh for every delta.
-	delta driver.StreamPayload
+	// delta is the payload Delta sends, custom the one CustomRaw sends:
+	// only the members they set are ever set, so neither is zeroed
+	// afresh for every payload.
+	delta, custom driver.StreamPayload
 
 	keep    bool // append items to the transcript (the driver contract)
 	opened  int
@@ -760,18 +762,44 @@ func (e *Emitter) Custom(provider, event string, p driver.StreamPayload) error {
 	return e.send(&p)
 }
 
+// CustomRaw is Custom of a payload whose only member is raw (a provider
+// event kept whole, the usual custom payload), without building one: the
+// Emitter sends a payload it keeps, as Delta does. A flood of one event
+// (keep-alives, an unknown event repeated) so costs its copy into the
+// sink and little more.
+func (e *Emitter) CustomRaw(provider, event string, raw map[string]any) error {
+	if err := e.begin(); err != nil {
+		return err
+	}
+	if provider == "" {
+		provider = "unknown"
+	}
+	if event == "" {
+		event = "unknown"
+	}
+	p := &e.custom
+	p.Kind, p.Role, p.Raw = e.customKind(provider, event), driver.RoleAssistant, raw
+	return e.send(p)
+}
+
 // maxKinds bounds Emitter.kinds: events named by the input (unknown
 // types) must not grow it without end.
 const maxKinds = 64
 
 // customKind is driver.CustomKind(provider, event), built once per event.
 func (e *Emitter) customKind(provider, event string) driver.StreamKind {
-	if provider == e.kindsOf && event == e.lastEvent && e.kinds != nil {
+	if e.kinds != nil && same(provider, e.kindsOf) && same(event, e.lastEvent) {
 		return e.lastKind // a flood of one event: not even a lookup
 	}
 	k := e.customKindOf(provider, event)
 	e.lastEvent, e.lastKind = event, k
 	return k
+}
+
+// same is a == b, without a call when they are one string (a parser's
+// constant, or the string it passed last time).
+func same(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // customKindOf is customKind through the cache of kinds.

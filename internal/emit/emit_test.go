@@ -524,3 +524,33 @@ func TestCloseWithResult(t *testing.T) {
 		t.Errorf("violations %v", v)
 	}
 }
+
+// TestCustomRawIsCustom: CustomRaw emits what Custom emits for a payload
+// of Raw alone, run.started first, empty names replaced, after other
+// payloads and after Finish.
+func TestCustomRawIsCustom(t *testing.T) {
+	a, b := &adaptertest.RecordingSink{}, &adaptertest.RecordingSink{}
+	ea, eb := New(a, true, driver.StreamCapability{}), New(b, true, driver.StreamCapability{})
+	raws := []map[string]any{{"k": 1}, nil, {"type": "x"}}
+	for i, ev := range []string{"todo", "", "todo", "other", "todo"} {
+		raw := raws[i%len(raws)]
+		errA := ea.Custom("codex", ev, driver.StreamPayload{Raw: raw})
+		errB := eb.CustomRaw("codex", ev, raw)
+		if errA != errB {
+			t.Fatalf("errors %v and %v", errA, errB)
+		}
+		if i == 2 {
+			_ = ea.Delta(Text, "", "m", "x")
+			_ = eb.Delta(Text, "", "m", "x")
+			_ = ea.Custom("", "e", driver.StreamPayload{Raw: raw})
+			_ = eb.CustomRaw("", "e", raw)
+		}
+	}
+	_, _ = ea.Finish(nil, nil), eb.Finish(nil, nil)
+	if errA, errB := ea.Custom("codex", "x", driver.StreamPayload{}), eb.CustomRaw("codex", "x", nil); errA != ErrFinished || errB != ErrFinished {
+		t.Fatalf("after Finish: %v, %v", errA, errB)
+	}
+	if !reflect.DeepEqual(a.Payloads, b.Payloads) {
+		t.Fatalf("Custom %v\nCustomRaw %v", a.Payloads, b.Payloads)
+	}
+}

@@ -515,7 +515,7 @@ func (p *Parser) todoList(f ndjson.Frame, id string, it *wireItem, ph phase) err
 	if err != nil {
 		return p.undecodable(f, err)
 	}
-	if err := p.em.Custom(Provider, itTodoList, driver.StreamPayload{Raw: raw}); err != nil {
+	if err := p.em.CustomRaw(Provider, itTodoList, raw); err != nil {
 		return err
 	}
 	if ph != phaseCompleted {
@@ -555,7 +555,7 @@ func (p *Parser) errorItem(f ndjson.Frame, id string, it *wireItem, ph phase) er
 	if err != nil {
 		return p.undecodable(f, err)
 	}
-	if err := p.em.Custom(Provider, itError+"_item", driver.StreamPayload{Raw: raw}); err != nil {
+	if err := p.em.CustomRaw(Provider, itError+"_item", raw); err != nil {
 		return err
 	}
 	if ph != phaseCompleted {
@@ -577,7 +577,7 @@ func (p *Parser) otherItem(f ndjson.Frame, ph phase, id, typ string) error {
 	if !knownItem(typ) {
 		p.unknown++
 	}
-	if err := p.em.Custom(Provider, typ, driver.StreamPayload{Raw: raw}); err != nil {
+	if err := p.em.CustomRaw(Provider, typ, raw); err != nil {
 		return err
 	}
 	if ph != phaseCompleted {

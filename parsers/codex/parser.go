@@ -187,6 +187,17 @@ type Parser struct {
 	pairs        pairs
 	commandData  commandData // the shared Data of command results
 	memo         jsonguard.Memo
+	rep          repeat // the last line of an unknown event, for unknownAgain
+}
+
+// repeat is the last line unknownEvent kept (a custom payload, or only
+// counted when not streaming), of at most jsonguard.MemoMax bytes, with
+// its type and Raw; ok is false once another line (not a blank one) came.
+type repeat struct {
+	line []byte
+	typ  string
+	raw  map[string]any
+	ok   bool
 }
 
 // itemState is what the parser remembers of an item between its events:
@@ -295,6 +306,12 @@ func (p *Parser) Feed(f ndjson.Frame) error {
 	}
 	if p.st == stateDone {
 		return p.malformedLine(f, "line after the terminal event")
+	}
+	if p.rep.ok {
+		if string(f.Data) == string(p.rep.line) {
+			return p.unknownAgain()
+		}
+		p.rep.ok = false
 	}
 	p.noted = false
 	typ, ok := p.peek(f)
@@ -413,7 +430,7 @@ func (p *Parser) poison(it driver.TranscriptItem, raw map[string]any) error {
 	if err := p.em.Item(it); err != nil {
 		return err
 	}
-	return p.em.Custom(Provider, "malformed", driver.StreamPayload{Raw: raw})
+	return p.em.CustomRaw(Provider, "malformed", raw)
 }
 
 // markMalformed records a protocol violation that does not stop parsing.
@@ -480,6 +497,7 @@ func (p *Parser) unknownEvent(f ndjson.Frame, typ string) error {
 			return p.undecodable(f, errNumberRange)
 		}
 		p.unknown++
+		p.keepRepeat(f, typ, nil)
 		return nil
 	}
 	raw, err := p.rawOf(f)
@@ -487,9 +505,32 @@ func (p *Parser) unknownEvent(f ndjson.Frame, typ string) error {
 		return p.undecodable(f, err)
 	}
 	p.unknown++
+	p.keepRepeat(f, typ, raw)
 	// A custom payload and a count, not a transcript item: a stream of a
 	// million unknown events must not make the transcript a million items.
-	return p.em.Custom(Provider, typ, driver.StreamPayload{Raw: raw})
+	return p.em.CustomRaw(Provider, typ, raw)
+}
+
+// keepRepeat remembers the line of an unknown event that unknownEvent kept
+// (raw is its Raw, nil when not streaming), when it is short.
+func (p *Parser) keepRepeat(f ndjson.Frame, typ string, raw map[string]any) {
+	if len(f.Data) <= jsonguard.MemoMax {
+		p.rep = repeat{line: append(p.rep.line[:0], f.Data...), typ: typ, raw: raw, ok: true}
+	}
+}
+
+// unknownAgain is unknownEvent of a line equal to the last one it kept
+// (p.rep), which it would keep the same way: the same bytes have the same
+// type and pass the same checks, rawOf gives them the same map (its memo
+// holds the line), and nothing the parser did since (only blank lines
+// came) changes the outcome. Pairing has nothing to note: an unknown
+// event only announces the session, which the first one did.
+func (p *Parser) unknownAgain() error {
+	p.unknown++
+	if !p.opts.Streaming {
+		return nil
+	}
+	return p.em.CustomRaw(Provider, p.rep.typ, p.rep.raw)
 }
 
 func (p *Parser) threadStarted(f ndjson.Frame) error {
@@ -631,5 +672,5 @@ func (p *Parser) errorEvent(f ndjson.Frame) error {
 	if err := p.em.Item(driver.TranscriptItem{Kind: driver.TranscriptSystem, Text: msg, Metadata: map[string]string{"event": evError}}); err != nil {
 		return err
 	}
-	return p.em.Custom(Provider, evError, driver.StreamPayload{Raw: map[string]any{"message": msg}})
+	return p.em.CustomRaw(Provider, evError, map[string]any{"message": msg})
 }

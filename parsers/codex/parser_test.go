@@ -2,6 +2,7 @@ package codex
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -12,8 +13,10 @@ import (
 
 	"github.com/agentwire/agentwire/adaptertest"
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/ndjson"
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 var streaming = Options{Streaming: true, SessionData: map[string]string{driver.ParamCWD: "/repo"}}
@@ -646,4 +649,72 @@ func TestBoundedForgetsItems(t *testing.T) {
 			t.Errorf("exact: %d items kept, want %d; checkpoint valid %v despite the reused id", kept, 2*n, resp.Checkpoint.Valid)
 		}
 	}
+}
+
+// TestUnknownAgainAgrees holds unknownAgain (a line equal to the last
+// unknown event kept) to the general path: random streams drawn from a
+// pool of lines, with long runs of equal lines (unknown events, empty and
+// long types, a line over jsonguard.MemoMax, undecodable and malformed
+// lines, blank lines between equal ones, item events, the terminal and
+// lines after it), are fed line by line to a parser and to one whose
+// memo is cleared before each line; their payloads, items, responses
+// and Unpaired reports must be equal, streaming, not streaming and with
+// Unpaired set.
+func TestUnknownAgainAgrees(t *testing.T) {
+	long := `{"type":"x.long","pad":"` + strings.Repeat("p", jsonguard.MemoMax) + `"}`
+	pool := []string{
+		`{"type":"x"}`, `{"type":"x"}`, `{"type":"y","n":1}`, `{"type":""}`, long,
+		`{"type":"x","n":1e999}`, `{"type":"x"`, `not json`, `{"n":1}`, ``,
+		lThread, lTurn, lMsg, lReasoning, lDone,
+		`{"type":"item.completed","item":{"id":"e","type":"error","message":"w"}}`,
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		var ls []string
+		for range rapid.IntRange(0, 40).Draw(t, "runs") {
+			l := rapid.SampledFrom(pool).Draw(t, "line")
+			for range rapid.IntRange(1, 4).Draw(t, "repeats") {
+				ls = append(ls, l)
+			}
+		}
+		stream := lines(ls...)
+		for _, mode := range []string{"streaming", "plain", "unpaired"} {
+			parse := func(general bool) (result, []string) {
+				sink := &adaptertest.RecordingSink{}
+				var unpaired []string
+				opts := Options{Streaming: mode != "plain"}
+				if mode == "unpaired" {
+					opts.Unpaired = func(off int64, line int, msg string) { unpaired = append(unpaired, fmt.Sprint(off, line, msg)) }
+				}
+				p := New(sink, opts)
+				r := ndjson.NewReader(strings.NewReader(stream), ndjson.Options{})
+				for {
+					f, err := r.Next()
+					if err == io.EOF {
+						break
+					}
+					if general {
+						p.rep.ok = false
+					}
+					if err != nil {
+						_ = p.FeedError(err)
+					} else if err := p.Feed(f); err != nil {
+						t.Fatal(err)
+					}
+				}
+				resp, err := p.Finish(Outcome{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return result{Payloads: sink.Payloads, Items: sink.Items(), Response: resp}, unpaired
+			}
+			want, wantU := parse(true)
+			got, gotU := parse(false)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("%s: unknownAgain differs (-general +memo):\n%s", mode, d)
+			}
+			if d := cmp.Diff(wantU, gotU); d != "" {
+				t.Fatalf("%s: Unpaired differs (-general +memo):\n%s", mode, d)
+			}
+		}
+	})
 }
