@@ -60,7 +60,25 @@ func newFieldSet(names ...string) fieldSet {
 	for _, n := range names {
 		s.lens |= 1 << min(len(n), 63)
 	}
+	allFieldSets = append(allFieldSets, s)
 	return s
+}
+
+// allFieldSets is every fieldSet made, for TestCommonNames.
+var allFieldSets []fieldSet
+
+// commonName reports whether the member name literal lit is one of the
+// names Claude Code writes on every line that no decode target has, folded
+// or not (TestCommonNames checks them against every field set): foldsTo
+// answers false for them at once.
+func commonName(lit []byte) bool {
+	switch string(lit) {
+	case `"uuid"`, `"timestamp"`, `"request_id"`, `"role"`, `"stop_sequence"`, `"context_management"`,
+		`"tool_use_result"`, `"tool_result_meta"`, `"service_tier"`, `"cache_creation"`,
+		`"ephemeral_5m_input_tokens"`, `"ephemeral_1h_input_tokens"`, `"server_tool_use"`:
+		return true
+	}
+	return false
 }
 
 // foldsTo reports whether the member name literal lit is not one of
@@ -68,6 +86,9 @@ func newFieldSet(names ...string) fieldSet {
 // escape, or it equals one case insensitively (Unicode folding included:
 // "ſ" folds to 's', "K" to 'k').
 func foldsTo(lit []byte, fields fieldSet) bool {
+	if commonName(lit) {
+		return false
+	}
 	name := lit[1 : len(lit)-1]
 	if plainName(name) {
 		// The common case. An ASCII name folds only to a field of its

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -327,5 +328,43 @@ func TestFoldsTo(t *testing.T) {
 		if got := foldsTo([]byte(`"`+c.name+`"`), userFields); got != c.want {
 			t.Errorf("foldsTo(%q) = %v", c.name, got)
 		}
+	}
+}
+
+// TestCommonNames: every name commonName answers for (the cases of its
+// switch, read from the source) folds to no field of any field set, so
+// foldsTo's early false is the answer it would give after its loop; and
+// commonName answers for each of them.
+func TestCommonNames(t *testing.T) {
+	src, err := os.ReadFile("linefast.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(src)
+	start := strings.Index(body, "func commonName(")
+	end := strings.Index(body[start:], "return true")
+	if start < 0 || end < 0 {
+		t.Fatal("commonName not found in linefast.go")
+	}
+	names := regexp.MustCompile("`(\"[^`]*\")`").FindAllStringSubmatch(body[start:start+end], -1)
+	if len(names) < 10 || len(allFieldSets) < 10 {
+		t.Fatalf("%d names, %d field sets", len(names), len(allFieldSets))
+	}
+	for _, m := range names {
+		lit := []byte(m[1])
+		if !commonName(lit) {
+			t.Errorf("commonName(%s) = false", lit)
+		}
+		name := lit[1 : len(lit)-1]
+		for _, fs := range allFieldSets {
+			for _, f := range fs.names {
+				if bytes.EqualFold(name, []byte(f)) {
+					t.Errorf("common name %s folds to field %q of %v", lit, f, fs.names)
+				}
+			}
+		}
+	}
+	if commonName([]byte(`"type"`)) || commonName([]byte(`"UUID"`)) {
+		t.Error("commonName takes a field name or a folded common name")
 	}
 }

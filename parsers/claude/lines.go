@@ -218,7 +218,9 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 		sb.confirmed = true
 	}
 	id := m.key.id
-	wid := id + ":" + strconv.Itoa(ord)
+	// wid is the stream id of a block that has none of its own (a tool
+	// call's is its id): built only for such a block.
+	wid := func() string { return id + ":" + strconv.Itoa(ord) }
 	meta := map[string]string{"message_id": id}
 	switch {
 	case b.Type == "text":
@@ -233,10 +235,11 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 			return err
 		}
 		if sb == nil {
-			if err := p.em.Delta(emit.Text, scope, wid, b.Text); err != nil {
+			w := wid()
+			if err := p.em.Delta(emit.Text, scope, w, b.Text); err != nil {
 				return err
 			}
-			return p.em.Close(emit.Text, scope, wid, nil)
+			return p.em.Close(emit.Text, scope, w, nil)
 		}
 	case b.Type == "thinking":
 		if b.Signature != "" {
@@ -248,10 +251,11 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 			}
 		}
 		if sb == nil {
-			if err := p.em.Delta(emit.Reasoning, scope, wid, b.Thinking); err != nil {
+			w := wid()
+			if err := p.em.Delta(emit.Reasoning, scope, w, b.Thinking); err != nil {
 				return err
 			}
-			return p.em.Close(emit.Reasoning, scope, wid, nil)
+			return p.em.Close(emit.Reasoning, scope, w, nil)
 		}
 	case b.Type == "redacted_thinking":
 		if err := p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptSystem, Subtype: "redacted_thinking",
@@ -264,7 +268,7 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 	case isTool(b.Type):
 		tid := b.ID
 		if tid == "" {
-			tid = wid
+			tid = wid()
 		}
 		name := b.Name
 		if name == "" {
