@@ -33,7 +33,7 @@ func checkFastItem(t *testing.T, line []byte) (found, decoded bool) {
 	}
 	p := New(nil, Options{})
 	var fast wireItem
-	if !p.fastItem(f, item, &fast) {
+	if !p.fastItem(&f, item, &fast) {
 		return true, false
 	}
 	var slow wireItem
@@ -172,7 +172,7 @@ func checkFastUsage(t *testing.T, line []byte) (found, decoded bool) {
 		return false, false
 	}
 	p := New(nil, Options{})
-	fast := p.fastUsage(f, v)
+	fast := p.fastUsage(&f, v)
 	if fast == nil {
 		return true, false
 	}

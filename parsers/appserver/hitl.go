@@ -125,7 +125,7 @@ func decisionKind(method string) driver.HumanDecisionKind {
 
 // serverRequest maps a server-to-client request: a hitl.requested audit
 // payload, a system transcript item, and an Approval for the driver.
-func (p *Parser) serverRequest(f jsonrpc.Frame) error {
+func (p *Parser) serverRequest(f *jsonrpc.Frame) error {
 	var pr params
 	if ok, err := p.decodeParams(f, &pr); !ok {
 		return err
@@ -291,7 +291,7 @@ func decisionResult(choice string) driver.DecisionResult {
 
 // serverResolved handles serverRequest/resolved: the server saw the
 // client's answer (or cleared the request at turn end).
-func (p *Parser) serverResolved(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) serverResolved(f *jsonrpc.Frame, pr *params) error {
 	if err := p.customFrame(f, pr); err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ var toolName = map[string]string{
 // item decodes the item of an item notification into the parser's own
 // item (valid until the next one), with fastItem or, where it gives up,
 // jsonguard.Unmarshal.
-func (p *Parser) item(f jsonrpc.Frame, pr *params) (*wireItem, bool, error) {
+func (p *Parser) item(f *jsonrpc.Frame, pr *params) (*wireItem, bool, error) {
 	it := &p.it
 	*it = wireItem{}
 	if len(pr.Item) > 0 && !p.fastItem(f, pr.Item, it) {
@@ -51,7 +51,7 @@ func (p *Parser) state(id, typ string) *itemState {
 	return s
 }
 
-func (p *Parser) itemStarted(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) itemStarted(f *jsonrpc.Frame, pr *params) error {
 	it, ok, err := p.item(f, pr)
 	if !ok {
 		return err
@@ -207,7 +207,7 @@ func toolResult(it *wireItem) (map[string]any, string, bool) {
 	return res, text, isErr
 }
 
-func (p *Parser) itemCompleted(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) itemCompleted(f *jsonrpc.Frame, pr *params) error {
 	it, ok, err := p.item(f, pr)
 	if !ok {
 		return err
@@ -289,7 +289,7 @@ func (p *Parser) itemCompleted(f jsonrpc.Frame, pr *params) error {
 // review mode, hookPrompt, and unknown types such as sleep) to the custom
 // kind appserver/<item type> with the raw item, plus a system item on
 // completion.
-func (p *Parser) otherItem(f jsonrpc.Frame, pr *params, it *wireItem, phase string) error {
+func (p *Parser) otherItem(f *jsonrpc.Frame, pr *params, it *wireItem, phase string) error {
 	switch it.Type {
 	case "plan", "contextCompaction", "enteredReviewMode", "exitedReviewMode", "hookPrompt":
 	default:
@@ -298,7 +298,7 @@ func (p *Parser) otherItem(f jsonrpc.Frame, pr *params, it *wireItem, phase stri
 		}
 	}
 	raw := map[string]any{"method": string(f.Method), "phase": phase, "item_type": it.Type, "item": rawValue(pr.Item)}
-	if err := p.custom(it.Type, driver.StreamPayload{ThreadID: pr.ThreadID, TurnID: pr.TurnID, Raw: raw}); err != nil {
+	if err := p.custom(it.Type, pr.ThreadID, pr.TurnID, raw); err != nil {
 		return err
 	}
 	if phase != "completed" {
@@ -340,7 +340,7 @@ func userText(raw json.RawMessage) string {
 	return b.String()
 }
 
-func (p *Parser) agentDelta(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) agentDelta(f *jsonrpc.Frame, pr *params) error {
 	if pr.ItemID == "" {
 		return p.malformedFrame(f, "delta without itemId")
 	}
@@ -359,7 +359,7 @@ func (p *Parser) agentDelta(f jsonrpc.Frame, pr *params) error {
 	return p.em.Delta(emit.Text, "", pr.ItemID, d)
 }
 
-func (p *Parser) reasoningDelta(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) reasoningDelta(f *jsonrpc.Frame, pr *params) error {
 	if pr.ItemID == "" {
 		return p.malformedFrame(f, "delta without itemId")
 	}
@@ -380,7 +380,7 @@ func (p *Parser) reasoningDelta(f jsonrpc.Frame, pr *params) error {
 
 // tokenUsage keeps the turn's usage: the increase of the thread total over
 // the turn (see the package doc).
-func (p *Parser) tokenUsage(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) tokenUsage(f *jsonrpc.Frame, pr *params) error {
 	tu := pr.TokenUsage
 	if tu == nil || tu.Total == nil {
 		return p.malformedFrame(f, "thread/tokenUsage/updated without tokenUsage.total")
@@ -401,7 +401,7 @@ const legacyTokenCountMethod = "codex/event/token_count"
 // a thread/tokenUsage/updated is seen, token_count is ignored, and a turn
 // whose usage began on token_count starts again on the v2 figures. The
 // notification is also kept as a custom payload, like every v1 event.
-func (p *Parser) legacyTokenCount(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) legacyTokenCount(f *jsonrpc.Frame, pr *params) error {
 	if err := p.customFrame(f, pr); err != nil {
 		return err
 	}
@@ -485,7 +485,7 @@ func (p *Parser) addTurnUsage() {
 	p.turnUsage = nil
 }
 
-func (p *Parser) errorNotification(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) errorNotification(f *jsonrpc.Frame, pr *params) error {
 	msg := ""
 	meta := map[string]string{}
 	if pr.Error != nil {
@@ -496,7 +496,7 @@ func (p *Parser) errorNotification(f jsonrpc.Frame, pr *params) error {
 	}
 	msg = nonEmpty(msg, "error")
 	raw := map[string]any{"method": mError, "params": rawValue(f.Params)}
-	if err := p.custom(mError, driver.StreamPayload{ThreadID: pr.ThreadID, TurnID: pr.TurnID, Raw: raw}); err != nil {
+	if err := p.custom(mError, pr.ThreadID, pr.TurnID, raw); err != nil {
 		return err
 	}
 	if pr.WillRetry {
@@ -522,7 +522,7 @@ func errorCode(raw json.RawMessage) string {
 	return ""
 }
 
-func (p *Parser) warning(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) warning(f *jsonrpc.Frame, pr *params) error {
 	text := nonEmpty(pr.Summary, nonEmpty(pr.Message, string(f.Method)))
 	if err := p.customFrame(f, pr); err != nil {
 		return err
@@ -532,7 +532,7 @@ func (p *Parser) warning(f jsonrpc.Frame, pr *params) error {
 
 // turnCompleted is the terminal of this run's turn: its status decides
 // success. Items still open are closed first.
-func (p *Parser) turnCompleted(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) turnCompleted(f *jsonrpc.Frame, pr *params) error {
 	if pr.Turn == nil || pr.Turn.ID == "" || pr.Turn.Status == "" {
 		return p.malformedFrame(f, "turn/completed without turn.id and turn.status")
 	}
@@ -563,7 +563,7 @@ func (p *Parser) turnCompleted(f jsonrpc.Frame, pr *params) error {
 }
 
 // endTurn records f as this run's terminal with the turn's status.
-func (p *Parser) endTurn(f jsonrpc.Frame, status, errMsg string) error {
+func (p *Parser) endTurn(f *jsonrpc.Frame, status, errMsg string) error {
 	if err := p.closeItems(); err != nil {
 		return err
 	}
@@ -580,7 +580,7 @@ func (p *Parser) endTurn(f jsonrpc.Frame, status, errMsg string) error {
 // legacyEvent handles a codex/event/<type> notification under
 // Options.LegacyTurnEnd: error, task_complete and turn_aborted of this
 // run's thread end the turn; every one is also kept as a custom payload.
-func (p *Parser) legacyEvent(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) legacyEvent(f *jsonrpc.Frame, pr *params) error {
 	if err := p.customFrame(f, pr); err != nil {
 		return err
 	}

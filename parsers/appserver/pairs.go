@@ -45,7 +45,7 @@ type startedItem struct {
 }
 
 // pairNotification notes a notification of this session (any thread).
-func (p *Parser) pairNotification(f jsonrpc.Frame, pr *params) {
+func (p *Parser) pairNotification(f *jsonrpc.Frame, pr *params) {
 	r := &p.pairs
 	r.seq++
 	switch string(f.Method) {
@@ -67,7 +67,7 @@ func (p *Parser) pairNotification(f jsonrpc.Frame, pr *params) {
 }
 
 // pairItem notes item/started and item/completed of an item.
-func (p *Parser) pairItem(f jsonrpc.Frame, it *wireItem, started bool) {
+func (p *Parser) pairItem(f *jsonrpc.Frame, it *wireItem, started bool) {
 	r := &p.pairs
 	if started {
 		switch it.Type {
@@ -98,10 +98,10 @@ func (p *Parser) pairItem(f jsonrpc.Frame, it *wireItem, started bool) {
 }
 
 // pairResponse notes a response of stdout.
-func (p *Parser) pairResponse(f jsonrpc.Frame) { p.pairs.client.Responded(f.ID.Key()) }
+func (p *Parser) pairResponse(f *jsonrpc.Frame) { p.pairs.client.Responded(f.ID.Key()) }
 
 // pairClient notes a request of the client side.
-func (p *Parser) pairClient(f jsonrpc.Frame) {
+func (p *Parser) pairClient(f *jsonrpc.Frame) {
 	switch m := string(f.Method); m {
 	case "initialize", "thread/start", "thread/resume", mTurnStart:
 		p.pairs.client.Track(m, f.ID.Key(), f.Line)

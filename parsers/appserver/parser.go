@@ -267,37 +267,82 @@ func (p *Parser) Unknown() int { return p.unknown }
 // ErrFinished is returned by the Feed methods after Finish.
 var ErrFinished = errors.New("appserver: parser already finished")
 
-type handler func(p *Parser, f jsonrpc.Frame, pr *params) error
+// handler names the handler of a notification method: handle calls it
+// directly, so that the frame passed by pointer does not escape (through
+// a function value it would, an allocation per frame).
+type handler uint8
 
-// notificationHandler returns the handler of a notification method, nil
+const (
+	hNone handler = iota
+	hThreadStarted
+	hTurnStarted
+	hTurnCompleted
+	hItemStarted
+	hItemCompleted
+	hAgentDelta
+	hReasoningDelta
+	hTokenUsage
+	hError
+	hServerResolved
+	hWarning
+)
+
+// notificationHandler returns the handler of a notification method, hNone
 // for none: a switch, which costs less than hashing the name (methodOf
 // looks up nearly every notification of a turn, its methods alternating).
 func notificationHandler(method []byte) handler {
 	switch string(method) {
 	case mThreadStarted:
-		return (*Parser).threadStarted
+		return hThreadStarted
 	case mTurnStarted:
-		return (*Parser).turnStarted
+		return hTurnStarted
 	case mTurnCompleted:
-		return (*Parser).turnCompleted
+		return hTurnCompleted
 	case mItemStarted:
-		return (*Parser).itemStarted
+		return hItemStarted
 	case mItemCompleted:
-		return (*Parser).itemCompleted
+		return hItemCompleted
 	case mAgentDelta:
-		return (*Parser).agentDelta
+		return hAgentDelta
 	case mReasoningDelta, mReasoningText:
-		return (*Parser).reasoningDelta
+		return hReasoningDelta
 	case mTokenUsage:
-		return (*Parser).tokenUsage
+		return hTokenUsage
 	case mError:
-		return (*Parser).errorNotification
+		return hError
 	case mServerResolved:
-		return (*Parser).serverResolved
+		return hServerResolved
 	case mConfigWarning, mDeprecation:
-		return (*Parser).warning
+		return hWarning
 	}
-	return nil
+	return hNone
+}
+
+// handle runs the handler h (not hNone) on a notification.
+func (p *Parser) handle(h handler, f *jsonrpc.Frame, pr *params) error {
+	switch h {
+	case hThreadStarted:
+		return p.threadStarted(f, pr)
+	case hTurnStarted:
+		return p.turnStarted(f, pr)
+	case hTurnCompleted:
+		return p.turnCompleted(f, pr)
+	case hItemStarted:
+		return p.itemStarted(f, pr)
+	case hItemCompleted:
+		return p.itemCompleted(f, pr)
+	case hAgentDelta:
+		return p.agentDelta(f, pr)
+	case hReasoningDelta:
+		return p.reasoningDelta(f, pr)
+	case hTokenUsage:
+		return p.tokenUsage(f, pr)
+	case hError:
+		return p.errorNotification(f, pr)
+	case hServerResolved:
+		return p.serverResolved(f, pr)
+	}
+	return p.warning(f, pr)
 }
 
 // known lists the methods that are mapped to custom payloads by design
@@ -337,28 +382,28 @@ func (p *Parser) Feed(f jsonrpc.Frame) error {
 	case jsonrpc.None:
 		switch {
 		case f.Kind == 0:
-			return p.malformedFrame(f, "empty frame")
+			return p.malformedFrame(&f, "empty frame")
 		}
 		// A blank line, or a leading byte order mark: tolerated, as by
 		// every parser (ndjson's package doc), kept in the raw stream only.
 		return nil
 	case jsonrpc.Notification:
 		if rep && string(f.Data) == string(p.repeatData) {
-			return p.repeatCustom(f)
+			return p.repeatCustom(&f)
 		}
-		return p.notification(f)
+		return p.notification(&f)
 	case jsonrpc.Request:
-		return p.serverRequest(f)
+		return p.serverRequest(&f)
 	case jsonrpc.Response, jsonrpc.ErrorResponse:
 		if p.opts.Unpaired != nil {
-			p.pairResponse(f)
+			p.pairResponse(&f)
 		}
-		return p.response(f)
+		return p.response(&f)
 	case jsonrpc.Batch:
 		// The app-server never batches; take the elements one by one.
-		return rpcbook.Batch(f.Batch(), p.Feed, p.malformedFrame)
+		return rpcbook.Batch(f.Batch(), p.Feed, func(e jsonrpc.Frame, why string) error { return p.malformedFrame(&e, why) })
 	}
-	return p.malformedFrame(f, "not a JSON-RPC message")
+	return p.malformedFrame(&f, "not a JSON-RPC message")
 }
 
 // FeedError records a framing problem of the server's output (a
@@ -378,7 +423,7 @@ func (p *Parser) FeedError(err error) error {
 
 // malformedFrame keeps a frame that is not a valid server message as a
 // stdout transcript item and an appserver/malformed payload.
-func (p *Parser) malformedFrame(f jsonrpc.Frame, why string) error {
+func (p *Parser) malformedFrame(f *jsonrpc.Frame, why string) error {
 	return p.poison(rpcbook.Malformed(f.Data, f.Raw, f.Offset, f.Line, why))
 }
 
@@ -390,7 +435,7 @@ func (p *Parser) poison(it driver.TranscriptItem, raw map[string]any) error {
 	if err := p.em.Item(it); err != nil {
 		return err
 	}
-	return p.custom("malformed", driver.StreamPayload{Raw: raw})
+	return p.custom("malformed", "", "", raw)
 }
 
 // maxHeld bounds the custom payloads held back for run.started: a stream
@@ -399,23 +444,23 @@ func (p *Parser) poison(it driver.TranscriptItem, raw map[string]any) error {
 // so that a flood of notifications never piles up in memory.
 const maxHeld = 256
 
-// custom emits a custom payload, holding it back until run.started has
-// been emitted with this run's coordinates (at most maxHeld of them).
-func (p *Parser) custom(event string, pl driver.StreamPayload) error {
+// custom emits a custom payload (the ids and Raw; the payload is built
+// here, not copied from the caller's), holding it back until run.started
+// has been emitted with this run's coordinates (at most maxHeld of them).
+func (p *Parser) custom(event, threadID, turnID string, raw map[string]any) error {
 	if !p.opts.Streaming {
 		return p.em.Err()
 	}
 	if !p.em.Started() {
 		if len(p.pending) < maxHeld {
-			pl.Kind = driver.CustomKind(Provider, event)
-			p.pending = append(p.pending, pl)
+			p.pending = append(p.pending, driver.StreamPayload{Kind: driver.CustomKind(Provider, event), ThreadID: threadID, TurnID: turnID, Raw: raw})
 			return p.em.Err()
 		}
 		if err := p.start(); err != nil {
 			return err
 		}
 	}
-	return p.em.Custom(Provider, event, pl)
+	return p.em.Custom(Provider, event, driver.StreamPayload{ThreadID: threadID, TurnID: turnID, Raw: raw})
 }
 
 // start emits run.started with the thread and turn ids, then the custom
@@ -451,7 +496,7 @@ func rawValue(b []byte) json.RawMessage {
 
 // decodeParams decodes the params of a message; a failure is malformed
 // protocol.
-func (p *Parser) decodeParams(f jsonrpc.Frame, pr *params) (bool, error) {
+func (p *Parser) decodeParams(f *jsonrpc.Frame, pr *params) (bool, error) {
 	if err := f.DecodeParams(pr); err != nil {
 		return false, p.malformedFrame(f, err.Error())
 	}
@@ -470,7 +515,7 @@ type methodMemo struct {
 // maxMemoMethod is the longest method name methodMemo keeps.
 const maxMemoMethod = 64
 
-// methodOf returns the handler of method, nil for none.
+// methodOf returns the handler of method, hNone for none.
 func (p *Parser) methodOf(method []byte) handler {
 	m := &p.method
 	if len(m.name) > 0 && string(method) == string(m.name) {
@@ -494,7 +539,7 @@ func (p *Parser) isKnown(method []byte) bool {
 	return m.known
 }
 
-func (p *Parser) notification(f jsonrpc.Frame) error {
+func (p *Parser) notification(f *jsonrpc.Frame) error {
 	method := f.Method
 	h := p.methodOf(method)
 	// One params value per Parser, reset per notification: the handlers
@@ -510,8 +555,8 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 	if !p.inScope(pr, method) {
 		return p.otherScopeNotification(f, pr)
 	}
-	if h != nil {
-		return h(p, f, pr)
+	if h != hNone {
+		return p.handle(h, f, pr)
 	}
 	unknown := false
 	if bytes.HasPrefix(method, legacyPrefix) {
@@ -543,14 +588,14 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 // bytes right after it take the same path: the pairs' count, the unknown
 // count, and the custom payload with the same method, ids (p.pr still
 // holds the params read of those bytes) and Raw (customFrame's last).
-func (p *Parser) repeatCustom(f jsonrpc.Frame) error {
+func (p *Parser) repeatCustom(f *jsonrpc.Frame) error {
 	if p.opts.Unpaired != nil {
 		p.pairNotification(f, &p.pr)
 	}
 	if p.repeatUnknown {
 		p.unknown++
 	}
-	if err := p.custom(p.lastMethod, driver.StreamPayload{ThreadID: p.pr.ThreadID, TurnID: p.pr.TurnID, Raw: p.lastRaw}); err != nil {
+	if err := p.custom(p.lastMethod, p.pr.ThreadID, p.pr.TurnID, p.lastRaw); err != nil {
 		return err
 	}
 	p.repeat = true
@@ -564,7 +609,7 @@ func (p *Parser) repeatCustom(f jsonrpc.Frame) error {
 // twice a turn, other members such as emittedAtMs aside, or a flood of
 // one) gets the same read-only Raw and method string (customMemo,
 // jsonguard.Memo), not a new map and copies.
-func (p *Parser) customFrame(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) customFrame(f *jsonrpc.Frame, pr *params) error {
 	c := p.customOf(f.Method)
 	raw, ok := c.raw.Get(f.Params)
 	if !ok {
@@ -572,7 +617,7 @@ func (p *Parser) customFrame(f jsonrpc.Frame, pr *params) error {
 		c.raw.Put(f.Params, raw)
 	}
 	p.lastMethod, p.lastRaw = c.method, raw
-	return p.custom(c.method, driver.StreamPayload{ThreadID: pr.ThreadID, TurnID: pr.TurnID, Raw: raw})
+	return p.custom(c.method, pr.ThreadID, pr.TurnID, raw)
 }
 
 // customOf returns customFrame's memo of method, a new one for a method
@@ -619,7 +664,7 @@ func (p *Parser) inScope(pr *params, method []byte) bool {
 // otherScopeNotification keeps a notification about another thread or turn
 // in the audit trail only: a custom payload appserver/<method> with scope
 // "other", and one system item per other thread/turn.
-func (p *Parser) otherScopeNotification(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) otherScopeNotification(f *jsonrpc.Frame, pr *params) error {
 	p.otherScope++
 	th, tu := pr.ThreadID, pr.TurnID
 	if th == "" && pr.Thread != nil {
@@ -637,7 +682,7 @@ func (p *Parser) otherScopeNotification(f jsonrpc.Frame, pr *params) error {
 		}
 	}
 	raw := map[string]any{"scope": "other", "method": string(f.Method), "params": rawValue(f.Params)}
-	return p.custom(string(f.Method), driver.StreamPayload{Raw: raw})
+	return p.custom(string(f.Method), "", "", raw)
 }
 
 // adoptThread makes id this run's thread if none is known yet.
@@ -669,14 +714,14 @@ func (p *Parser) beginTurn(id string) error {
 	return p.start()
 }
 
-func (p *Parser) threadStarted(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) threadStarted(f *jsonrpc.Frame, pr *params) error {
 	if pr.Thread == nil || pr.Thread.ID == "" {
 		return p.malformedFrame(f, "thread/started without thread.id")
 	}
 	return p.adoptThread(pr.Thread.ID)
 }
 
-func (p *Parser) turnStarted(f jsonrpc.Frame, pr *params) error {
+func (p *Parser) turnStarted(f *jsonrpc.Frame, pr *params) error {
 	if pr.Turn == nil || pr.Turn.ID == "" {
 		return p.malformedFrame(f, "turn/started without turn.id")
 	}
@@ -691,7 +736,7 @@ func (p *Parser) turnStarted(f jsonrpc.Frame, pr *params) error {
 
 // response handles a server response to a client request: the thread and
 // turn ids come from here.
-func (p *Parser) response(f jsonrpc.Frame) error {
+func (p *Parser) response(f *jsonrpc.Frame) error {
 	method, _ := p.calls.Answered(f.ID.Key())
 	if f.Class == jsonrpc.ErrorResponse {
 		e, err := f.DecodeError()
@@ -761,7 +806,7 @@ func (p *Parser) FeedClient(f jsonrpc.Frame) error {
 	switch f.Class {
 	case jsonrpc.Request:
 		if p.opts.Unpaired != nil {
-			p.pairClient(f)
+			p.pairClient(&f)
 		}
 		p.calls.Sent(f.ID.Key(), string(f.Method))
 	case jsonrpc.Response, jsonrpc.ErrorResponse:

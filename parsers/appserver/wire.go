@@ -220,7 +220,7 @@ var itemStrings = [...]string{"agentMessage", "reasoning", "userMessage", "comma
 // escape or a non-ASCII byte, or an ASCII case variant of a field name; a
 // duplicate field; a value of another type. TestFastItem and FuzzFastItem
 // hold it to Unmarshal.
-func (p *Parser) fastItem(f jsonrpc.Frame, obj []byte, it *wireItem) bool {
+func (p *Parser) fastItem(f *jsonrpc.Frame, obj []byte, it *wireItem) bool {
 	if len(obj) == 0 || obj[0] != '{' {
 		return false
 	}
@@ -498,7 +498,7 @@ type usageBuf struct {
 // or exponent or null for the counts. On anything else it gives up (nil),
 // and the caller uses Unmarshal. TestFastUsage and FuzzFastUsage hold it
 // to Unmarshal.
-func (p *Parser) fastUsage(f jsonrpc.Frame, obj []byte) *wireTokenUsage {
+func (p *Parser) fastUsage(f *jsonrpc.Frame, obj []byte) *wireTokenUsage {
 	u := &p.usageDec
 	*u = usageBuf{}
 	if len(obj) == 0 || obj[0] != '{' {
@@ -531,7 +531,7 @@ func (p *Parser) fastUsage(f jsonrpc.Frame, obj []byte) *wireTokenUsage {
 
 // fastTokens decodes the object obj into t, which must be zero, for
 // fastUsage.
-func fastTokens(f jsonrpc.Frame, obj []byte, t *wireTokens) bool {
+func fastTokens(f *jsonrpc.Frame, obj []byte, t *wireTokens) bool {
 	if obj[0] != '{' {
 		return false
 	}
@@ -575,7 +575,7 @@ func fastTokens(f jsonrpc.Frame, obj []byte, t *wireTokens) bool {
 // borrowed span. Big members the parser does not read (command output
 // deltas, items of custom notifications) are skipped, not decoded. It
 // reports false when a member the parser reads has the wrong type.
-func (pr *params) parse(p *Parser, f jsonrpc.Frame) bool {
+func (pr *params) parse(p *Parser, f *jsonrpc.Frame) bool {
 	ok := true
 	f.Members(f.Params, func(name, v []byte) bool {
 		str := func(dst *string) {
