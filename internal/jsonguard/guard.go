@@ -52,10 +52,10 @@
 //     over a window of 32 blocks that moves forward as the scan does, so
 //     its memory is fixed): a string costs a bit scan per special byte,
 //     with the escapes checked at their backslash as [StringEnd] checks
-//     them. It keeps the kinds of up to 64 open containers in one word,
+//     them. It keeps the kinds of up to 63 open containers in one word,
 //     and little else live across tokens.
 //   - On anything the fast path does not accept (any error, or nesting
-//     deeper than 64), the exact path (checkExact, the complete
+//     deeper than 63), the exact path (checkExact, the complete
 //     validator with its messages) runs from the start and gives the
 //     result: the first error, with its offset and message, or the
 //     acceptance of a deep value.

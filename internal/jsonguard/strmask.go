@@ -9,6 +9,10 @@ import (
 // the string masks of at a time: 2 KiB of input, 256 bytes of stack.
 const maskBlocks = 32
 
+// walk indexes the window with x&(maskBlocks-1) (no bounds check): it
+// must be a power of two, or this does not compile.
+var _ = [1]struct{}{}[maskBlocks&(maskBlocks-1)]
+
 // strMasks is the stage-1 index of [check]'s string scan: for a window of
 // up to maskBlocks consecutive 64-byte blocks of b, one word per block
 // whose bit k is set when byte k of the block is a quote, a backslash or
