@@ -253,10 +253,10 @@ func (p *Parser) message(f ndjson.Frame, fam emit.Family, kind driver.Transcript
 
 // toolArgs is the complete call of a tool item: what tool_call.start and
 // the tool_call transcript item carry.
-func toolArgs(typ string, it *wireItem, cs []any) map[string]any {
+func (p *Parser) toolArgs(typ string, it *wireItem, cs []any) map[string]any {
 	switch typ {
 	case itCommandExecution:
-		return map[string]any{"command": it.Command}
+		return p.commandArgs.get(it.Command)
 	case itFileChange:
 		return map[string]any{"changes": cs}
 	case itMCPToolCall:
@@ -441,6 +441,38 @@ func (c *commandData) get(status string, exit *int) map[string]any {
 	return e.data
 }
 
+// commandArgs hands out the Args of command calls, {"command": c}, which
+// are also their tool_call items' Input: a session runs some commands
+// again and again (its tests, git status, a listing), and a map of one
+// member costs about 350 bytes, more than a small command item's line
+// (36% of the heap a small-item session keeps, 0.64 bytes per input
+// byte), so the read-only maps (a sink must not modify what it is given,
+// driver.EventSink) are shared between the calls of one command among the
+// last len(entries) distinct ones. A session of distinct commands gets a
+// map per call, as before, and pays the comparisons.
+type commandArgs struct {
+	entries [16]commandArgsEntry
+	next    int // the slot the next distinct command takes
+}
+
+type commandArgsEntry struct {
+	command string
+	args    map[string]any
+}
+
+// get returns the Args of command.
+func (c *commandArgs) get(command string) map[string]any {
+	for i := range c.entries {
+		if e := &c.entries[i]; len(e.command) == len(command) && e.args != nil && e.command == command {
+			return e.args
+		}
+	}
+	args := map[string]any{"command": command}
+	c.entries[c.next] = commandArgsEntry{command, args}
+	c.next = (c.next + 1) % len(c.entries)
+	return args
+}
+
 // mcpText joins the text blocks of an MCP result's content.
 func mcpText(v any) string {
 	m, ok := v.(map[string]any)
@@ -488,7 +520,7 @@ func (p *Parser) tool(f ndjson.Frame, id, typ string, it *wireItem, ph phase, se
 		// event after its completion, which the emitter turns into a new
 		// incarnation "id#2".
 		// One map serves the payload and the item: both are read-only.
-		args := toolArgs(typ, it, cs)
+		args := p.toolArgs(typ, it, cs)
 		if _, err := p.em.OpenTool("", id, typ, args, "", ""); err != nil {
 			return err
 		}

@@ -186,6 +186,7 @@ type Parser struct {
 	done         bool
 	pairs        pairs
 	commandData  commandData // the shared Data of command results
+	commandArgs  commandArgs // the shared Args of command calls
 	memo         jsonguard.Memo
 	rep          repeat // the last line of an unknown event, for unknownAgain
 }

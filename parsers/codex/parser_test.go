@@ -718,3 +718,49 @@ func TestUnknownAgainAgrees(t *testing.T) {
 		}
 	})
 }
+
+// TestCommandArgsShared: calls of one command share one read-only Args
+// map, which is also their tool_call items' Input; other commands get
+// their own, with the right member, and so does every call past the
+// cache's 16 distinct commands, and a command pushed out of it.
+func TestCommandArgsShared(t *testing.T) {
+	cmd := func(id, command string) string {
+		return `{"type":"item.started","item":{"id":"` + id + `","type":"command_execution","command":"` + command + `","aggregated_output":"","exit_code":null,"status":"in_progress"}}` + "\n" +
+			`{"type":"item.completed","item":{"id":"` + id + `","type":"command_execution","command":"` + command + `","aggregated_output":"x","exit_code":0,"status":"completed"}}`
+	}
+	ls := []string{lThread, lTurn, cmd("a", "ls"), cmd("b", "git status"), cmd("c", "ls"), cmd("d", "lt")}
+	for i := range 20 {
+		ls = append(ls, cmd("e"+strconv.Itoa(i), "echo "+strconv.Itoa(i)))
+	}
+	ls = append(ls, cmd("f", "ls"), lDone)
+	r := mustRun(t, lines(ls...), streaming, Outcome{})
+	input := map[string]map[string]any{}
+	for _, it := range r.Response.Transcript {
+		if it.Kind == driver.TranscriptToolCall {
+			input[it.ToolUseID] = it.Input.(map[string]any)
+		}
+	}
+	args := map[string]map[string]any{}
+	for _, p := range r.Payloads {
+		if p.Kind == driver.StreamToolCallStart {
+			args[p.ToolCallID] = p.Args
+		}
+	}
+	ptr := func(m map[string]any) uintptr { return reflect.ValueOf(m).Pointer() }
+	for id, in := range input {
+		if ptr(in) != ptr(args[id]) {
+			t.Errorf("%s: the item's Input is not the call's Args", id)
+		}
+	}
+	if ptr(input["a"]) != ptr(input["c"]) {
+		t.Error("a and c (ls) do not share their Args")
+	}
+	if ptr(input["a"]) == ptr(input["d"]) || ptr(input["a"]) == ptr(input["f"]) {
+		t.Error("a shares its Args with another command, or with a call after 20 other commands")
+	}
+	for id, want := range map[string]string{"a": "ls", "b": "git status", "c": "ls", "d": "lt", "e3": "echo 3", "e19": "echo 19", "f": "ls"} {
+		if d := cmp.Diff(map[string]any{"command": want}, input[id]); d != "" {
+			t.Errorf("%s: Input (-want +got):\n%s", id, d)
+		}
+	}
+}
