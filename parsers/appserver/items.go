@@ -459,7 +459,8 @@ func (p *Parser) applyUsage(total wireTokens, last *wireTokens, legacy bool) {
 		p.turnUsage = &turnUsage{base: base, legacy: legacy}
 	}
 	p.turnUsage.last = total
-	p.threadTok = &total
+	p.threadTokBuf = total
+	p.threadTok = &p.threadTokBuf
 }
 
 func sub(a, b wireTokens) wireTokens {
@@ -629,7 +630,9 @@ func (p *Parser) forget(id string) {
 }
 
 // closeItems closes the lifecycles of items that got deltas or a start but
-// never an item/completed (an interrupted or failed turn).
+// never an item/completed (an interrupted or failed turn). Every item is
+// then done, so itemOrder starts again empty: a turn's end visits the
+// items made since the last one, not every item of the session.
 func (p *Parser) closeItems() error {
 	for _, id := range p.itemOrder {
 		s := p.items[id]
@@ -654,5 +657,6 @@ func (p *Parser) closeItems() error {
 			}
 		}
 	}
+	p.itemOrder = p.itemOrder[:0]
 	return p.em.Err()
 }

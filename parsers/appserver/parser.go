@@ -152,7 +152,7 @@ type Parser struct {
 	newApprovals  []Approval
 
 	items     map[string]*itemState
-	itemOrder []string // item ids in order of first appearance
+	itemOrder []string // ids of the items made since closeItems last ran (the only ones that can be open), in order
 
 	terminal    *driver.TerminalPayload
 	turnStatus  string
@@ -162,23 +162,24 @@ type Parser struct {
 	output      string
 	finalOutput bool // output is from a final_answer agent message
 
-	usage      *driver.Usage // this run's turns, summed
-	turnUsage  *turnUsage
-	threadTok  *wireTokens // the last thread total seen
-	sawV2Usage bool        // a thread/tokenUsage/updated was seen: token_count is ignored
-	malformed  int
-	problem    string
-	unknown    int
-	otherScope int
-	otherSeen  map[string]bool
-	done       bool
-	legacyErr  string       // the last codex/event/error message of the turn (LegacyTurnEnd)
-	lastItem   string       // the last id string decoded, reused while it repeats
-	pr         params       // the params of the notification being handled
-	it         wireItem     // the item of the item notification being handled
-	usageDec   usageBuf     // the tokenUsage of the notification being handled (fastUsage)
-	pairs      pairs        // for Options.Unpaired
-	customs    []customMemo // customFrame's, by method
+	usage        *driver.Usage // this run's turns, summed
+	turnUsage    *turnUsage
+	threadTok    *wireTokens // the last thread total seen (threadTokBuf)
+	threadTokBuf wireTokens
+	sawV2Usage   bool // a thread/tokenUsage/updated was seen: token_count is ignored
+	malformed    int
+	problem      string
+	unknown      int
+	otherScope   int
+	otherSeen    map[string]bool
+	done         bool
+	legacyErr    string       // the last codex/event/error message of the turn (LegacyTurnEnd)
+	lastItem     string       // the last id string decoded, reused while it repeats
+	pr           params       // the params of the notification being handled
+	it           wireItem     // the item of the item notification being handled
+	usageDec     usageBuf     // the tokenUsage of the notification being handled (fastUsage)
+	pairs        pairs        // for Options.Unpaired
+	customs      []customMemo // customFrame's, by method
 	// lastMethod and lastRaw are the method and Raw of customFrame's
 	// last payload.
 	lastMethod string
@@ -192,10 +193,12 @@ type Parser struct {
 	repeatData            []byte
 }
 
-// customMemo is what customFrame remembers of a method: its string and
-// the Raw of its last params, by the params bytes.
+// customMemo is what customFrame remembers of a method: its string,
+// whether it is known, and the Raw of its last params, by the params
+// bytes.
 type customMemo struct {
 	method string
+	known  bool // known[method]
 	raw    jsonguard.Memo
 }
 
@@ -504,12 +507,11 @@ func (p *Parser) decodeParams(f *jsonrpc.Frame, pr *params) (bool, error) {
 }
 
 // methodMemo is what notification learnt of the last method it looked
-// up: a stream repeats one method over and over (deltas, rate limits),
-// whose handler and knownness are then not looked up again.
+// up: a stream repeats one method over and over (deltas), whose handler
+// is then not looked up again.
 type methodMemo struct {
-	name         []byte
-	h            handler
-	known, ofKnw bool // known[name], once looked up (ofKnw)
+	name []byte
+	h    handler
 }
 
 // maxMemoMethod is the longest method name methodMemo keeps.
@@ -522,21 +524,11 @@ func (p *Parser) methodOf(method []byte) handler {
 		return m.h
 	}
 	h := notificationHandler(method)
-	m.name, m.h, m.ofKnw = m.name[:0], h, false
+	m.name, m.h = m.name[:0], h
 	if len(method) <= maxMemoMethod {
 		m.name = append(m.name, method...)
 	}
 	return h
-}
-
-// isKnown reports whether method, the one methodOf was last given, is in
-// known.
-func (p *Parser) isKnown(method []byte) bool {
-	m := &p.method
-	if !m.ofKnw || len(m.name) == 0 {
-		m.known, m.ofKnw = known[string(method)], true
-	}
-	return m.known
 }
 
 func (p *Parser) notification(f *jsonrpc.Frame) error {
@@ -558,18 +550,21 @@ func (p *Parser) notification(f *jsonrpc.Frame) error {
 	if h != hNone {
 		return p.handle(h, f, pr)
 	}
-	unknown := false
-	if bytes.HasPrefix(method, legacyPrefix) {
+	legacy := bytes.HasPrefix(method, legacyPrefix)
+	if legacy {
 		if string(method) == legacyTokenCountMethod {
 			return p.legacyTokenCount(f, pr)
 		}
 		if p.opts.LegacyTurnEnd {
 			return p.legacyEvent(f, pr)
 		}
-	} else if unknown = !p.isKnown(method); unknown {
+	}
+	c := p.customOf(method)
+	unknown := !legacy && !c.known
+	if unknown {
 		p.unknown++
 	}
-	if err := p.customFrame(f, pr); err != nil {
+	if err := p.customWith(c, f, pr); err != nil {
 		return err
 	}
 	if len(f.Data) <= jsonguard.MemoMax {
@@ -610,7 +605,11 @@ func (p *Parser) repeatCustom(f *jsonrpc.Frame) error {
 // one) gets the same read-only Raw and method string (customMemo,
 // jsonguard.Memo), not a new map and copies.
 func (p *Parser) customFrame(f *jsonrpc.Frame, pr *params) error {
-	c := p.customOf(f.Method)
+	return p.customWith(p.customOf(f.Method), f, pr)
+}
+
+// customWith is customFrame with the memo of f's method.
+func (p *Parser) customWith(c *customMemo, f *jsonrpc.Frame, pr *params) error {
 	raw, ok := c.raw.Get(f.Params)
 	if !ok {
 		raw = map[string]any{"method": c.method, "params": rawValue(f.Params)}
@@ -631,7 +630,8 @@ func (p *Parser) customOf(method []byte) *customMemo {
 	if len(p.customs) == maxCustomMethods {
 		p.customs = p.customs[:maxCustomMethods-1]
 	}
-	p.customs = append(p.customs, customMemo{method: string(method)})
+	m := string(method)
+	p.customs = append(p.customs, customMemo{method: m, known: known[m]})
 	return &p.customs[len(p.customs)-1]
 }
 

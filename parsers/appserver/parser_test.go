@@ -662,3 +662,23 @@ func TestCustomMemo(t *testing.T) {
 		t.Fatalf("%d x/m payloads", n)
 	}
 }
+
+// TestOpenItemsPerTurn: an item a turn leaves open is closed at that
+// turn's end, once; one the next turn leaves open, at Finish (closeItems
+// visits the items made since it last ran).
+func TestOpenItemsPerTurn(t *testing.T) {
+	turn2 := func(l string) string { return strings.ReplaceAll(strings.ReplaceAll(l, "tu-1", "tu-2"), `"m1"`, `"m2"`) }
+	in := []string{sInit, sThreadResp, sTurnResp, sTurnStd, sMsgStart, sDelta1, sInterr,
+		turn2(sTurnStd), turn2(sMsgStart), turn2(sDelta1)}
+	r := mustRun(t, "", lines(in...), streaming, Outcome{})
+	var ends []string
+	for _, k := range kinds(r.Payloads) {
+		if strings.HasPrefix(k, "text.end") || strings.HasPrefix(k, "step.finished") {
+			ends = append(ends, k)
+		}
+	}
+	want := []string{"text.end:m1", "step.finished:turn", "text.end:m2", "step.finished:turn"}
+	if d := cmp.Diff(want, ends); d != "" {
+		t.Fatalf("ends (-want +got):\n%s", d)
+	}
+}
