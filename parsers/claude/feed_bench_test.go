@@ -107,14 +107,17 @@ func BenchmarkFeed(b *testing.B) {
 }
 
 // BenchmarkParse is bench/e2e's Parse contender: Parse, which tees stdout
-// into RawStreams, over feedShapes.
+// into RawStreams, over feedShapes, with an Unpaired callback as the
+// provider registry sets (bench/e2e parses through it).
 func BenchmarkParse(b *testing.B) {
 	for _, s := range feedShapes(b) {
 		b.Run(s.name, func(b *testing.B) {
 			b.SetBytes(int64(len(s.data)))
 			b.ReportAllocs()
+			opts := s.opts
+			opts.Unpaired = func(off int64, line int, msg string) { b.Fatalf("line %d: %s", line, msg) }
 			for b.Loop() {
-				resp, err := Parse(bytes.NewReader(s.data), nil, nopSink{}, s.opts, Outcome{})
+				resp, err := Parse(bytes.NewReader(s.data), nil, nopSink{}, opts, Outcome{})
 				if err != nil || !resp.Checkpoint.Valid || len(resp.RawStreams.Stdout) != len(s.data) {
 					b.Fatalf("err %v checkpoint %+v", err, resp.Checkpoint)
 				}

@@ -224,12 +224,12 @@ func (p *Parser) fastAssistantMessage(d []byte, i int, m *assistantMessage) int 
 			if !once(&seen, 0) {
 				return -1
 			}
-			return fastString(d, i, &m.ID)
+			return p.msgIDMemo.read(d, i, &m.ID)
 		case `"model"`:
 			if !once(&seen, 1) {
 				return -1
 			}
-			return fastString(d, i, &m.Model)
+			return p.modelMemo.read(d, i, &m.Model)
 		case `"content"`:
 			if !once(&seen, 2) {
 				return -1
@@ -386,7 +386,10 @@ func fastBlock(d []byte, i int, b *contentBlock) int {
 		var bit uint
 		switch string(name) {
 		case `"type"`:
-			dst, bit = &b.Type, 0
+			if !once(&seen, 0) {
+				return -1
+			}
+			return fastBlockType(d, i, &b.Type)
 		case `"text"`:
 			dst, bit = &b.Text, 1
 		case `"thinking"`:
@@ -431,6 +434,45 @@ func fastBlock(d []byte, i int, b *contentBlock) int {
 		}
 		return fastString(d, i, dst)
 	})
+}
+
+// blockTypes are the content block types of nearly every line, as
+// literals: fastBlockType gives them as these strings, not new ones.
+var blockTypes = [...]string{`"text"`, `"tool_use"`, `"tool_result"`, `"thinking"`}
+
+// fastBlockType is fastString for a block's type.
+func fastBlockType(d []byte, i int, dst *string) int {
+	for _, t := range blockTypes {
+		if jsonguard.HasLiteral(d, i, t) {
+			*dst = t[1 : len(t)-1]
+			return i + len(t)
+		}
+	}
+	return fastString(d, i, dst)
+}
+
+// strMemo is the last string literal a field was read from, with its
+// value: the same literal again (the model of every line, the id of a
+// message's next line) is that value, not a new string. A literal equal
+// to one read before is valid and decodes the same.
+type strMemo struct {
+	lit []byte
+	v   string
+}
+
+// read is fastString through the memo. Literals of at most 128 bytes are
+// remembered.
+func (sm *strMemo) read(d []byte, i int, dst *string) int {
+	if n := len(sm.lit); n > 0 && len(d)-i >= n && string(d[i:i+n]) == string(sm.lit) {
+		*dst = sm.v
+		return i + n
+	}
+	end := fastString(d, i, dst)
+	if end > i && d[i] == '"' && end-i <= 128 {
+		sm.lit = append(sm.lit[:0], d[i:end]...)
+		sm.v = *dst
+	}
+	return end
 }
 
 // fastToolContent reads a tool_result's content at d[i] into c as

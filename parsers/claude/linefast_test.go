@@ -140,7 +140,7 @@ func lineFastSeeds(t testing.TB) [][]byte {
 // the line twice: the second time its memos hold the line's own values.
 func checkLineFast(t *testing.T, line []byte) (took bool) {
 	p := New(&countSink{}, Options{})
-	prev := []byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a","input":{"x":1}},{"type":"text","text":"b"},{"type":"text","text":"c"}],"usage":{"input_tokens":8,"cache_creation_input_tokens":0,"cache_read_input_tokens":7,"cache_creation":{"ephemeral_5m_input_tokens":0},"output_tokens":1,"service_tier":"standard"}},"session_id":"s","error":"e"}`)
+	prev := []byte(`{"type":"assistant","message":{"id":"msg_1","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"a","input":{"x":1}},{"type":"text","text":"b"},{"type":"text","text":"c"}],"usage":{"input_tokens":8,"cache_creation_input_tokens":0,"cache_read_input_tokens":7,"cache_creation":{"ephemeral_5m_input_tokens":0},"output_tokens":1,"service_tier":"standard"}},"session_id":"s","error":"e"}`)
 	if !p.fastAssistant(prev, &p.al) || !fastUser([]byte(`{"type":"user","message":{"content":[{"type":"text","text":"b"},{"type":"tool_result","content":"c","is_error":true}]},"isSynthetic":true}`), &p.ul) {
 		t.Fatal("the fast path declines its own seeds")
 	}

@@ -203,6 +203,9 @@ type Parser struct {
 	usage     apiUsage
 	usageMemo usageMemo
 	usageRec  usageMemo // fastUsage's record of the object it reads
+	// msgIDMemo and modelMemo are fastAssistantMessage's memos of the
+	// message id and model.
+	msgIDMemo, modelMemo strMemo
 
 	// room is what the pointers of the streamLine fastStream fills point
 	// to.

@@ -24,7 +24,9 @@ type message struct {
 	abandoned bool
 	// snapshots counts the message's snapshot blocks seen so far.
 	snapshots int
-	blocks    map[int]*block
+	// blocks are the streamed blocks by index; nil until the first (a
+	// message that is not streamed has none).
+	blocks map[int]*block
 	// order lists the streamed blocks in stream order, those stopped and
 	// confirmed pruned away (nothing refers to them any more): a message id
 	// that comes again (a hostile or spliced stream) must not make every
@@ -33,6 +35,15 @@ type message struct {
 	order   []*block
 	open    int
 	pruneAt int
+}
+
+// start records b as the streamed block at its index (add).
+func (m *message) start(b *block) {
+	if m.blocks == nil {
+		m.blocks = map[int]*block{}
+	}
+	m.blocks[b.index] = b
+	m.add(b)
 }
 
 // add appends a streamed block, pruning when order has doubled since the
@@ -77,7 +88,7 @@ type block struct {
 }
 
 func (p *Parser) newMessage(k msgKey, coarse bool) *message {
-	m := &message{key: k, coarse: coarse, blocks: map[int]*block{}}
+	m := &message{key: k, coarse: coarse}
 	p.msgs[k] = m
 	p.msgOrder = append(p.msgOrder, m)
 	if p.opts.Bounded && len(p.msgOrder) > 2*keptMessages {
@@ -276,8 +287,7 @@ func (p *Parser) blockStart(f ndjson.Frame, scope string, ev *sseEvent) error {
 		}
 	}
 	b := &block{index: ev.Index, typ: cb.Type}
-	m.blocks[ev.Index] = b
-	m.add(b)
+	m.start(b)
 	switch {
 	case cb.Type == "text" || cb.Type == "thinking":
 		fam := emit.Text
@@ -353,8 +363,7 @@ func (p *Parser) blockDelta(f ndjson.Frame, scope string, ev *sseEvent) error {
 		if b == nil || b.typ != typ {
 			// A delta without its content_block_start: the block starts here.
 			b = &block{index: ev.Index, typ: typ, wid: m.key.id + ":" + strconv.Itoa(ev.Index), opened: true}
-			m.blocks[ev.Index] = b
-			m.add(b)
+			m.start(b)
 		}
 		b.text.WriteString(text)
 		return p.em.Delta(fam, scope, b.wid, text)
