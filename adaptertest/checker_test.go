@@ -285,3 +285,43 @@ func TestCheckerBounded(t *testing.T) {
 		t.Errorf("exact: %d text and %d tool lifecycles kept, want %d", len(s.text.m), len(s.tools), n)
 	}
 }
+
+// TestRunItemsAcrossChunks: RUN-04 over more item events than the
+// Checker's first chunks and several of its largest hold (runChunk):
+// a transcript equal to them passes, one item changed anywhere is
+// reported at its own event and place, and a transcript one item
+// shorter or longer is reported for the run as a whole.
+func TestRunItemsAcrossChunks(t *testing.T) {
+	const n = 3*runChunk + 100
+	items := make([]driver.TranscriptItem, n)
+	for i := range items {
+		items[i] = driver.TranscriptItem{Kind: driver.TranscriptAssistant, Text: fmt.Sprint("t", i)}
+	}
+	feed := func() *Checker {
+		k := NewChecker(false, driver.StreamCapability{})
+		for i := range items {
+			k.At(int64(10*i), i+1)
+			if err := k.Emit(driver.RunEvent{Type: driver.RunEventItem, Item: &items[i]}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return k
+	}
+	if got := feed().Report(driver.Response{Transcript: items}, nil, nil).Run; len(got) != 0 {
+		t.Fatalf("equal transcript: %v", got)
+	}
+	for _, j := range []int{0, 15, 16, 47, 48, runChunk - 1, runChunk, 2*runChunk + 7, n - 1} {
+		tr := slices.Clone(items)
+		tr[j].Text += "x"
+		got := feed().Report(driver.Response{Transcript: tr}, nil, nil).Run
+		if len(got) != 1 || got[0].Clause != "RUN-04" || got[0].Index != j || got[0].Place.Index != j || got[0].Place.Origin != (Origin{Offset: int64(10 * j), Line: j + 1}) {
+			t.Fatalf("item %d changed: %+v", j, got)
+		}
+	}
+	for _, tr := range [][]driver.TranscriptItem{items[:n-1], append(slices.Clone(items), items[0])} {
+		got := feed().Report(driver.Response{Transcript: tr}, nil, nil).Run
+		if len(got) != 1 || got[0].Clause != "RUN-04" || got[0].Index != -1 {
+			t.Fatalf("transcript of %d items for %d events: %+v", len(tr), n, got)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"hash"
 	"reflect"
-	"slices"
 	"strings"
 	"unsafe"
 
@@ -89,9 +88,18 @@ type runState struct {
 	c        collector
 	chunks   [2]hash.Hash
 	chunkLen [2]int
-	items    []runItem
-	noItems  bool // RUN-04 is not judged (Checker.DiscardTranscript)
+	// items holds the item events in chunks (16 items, then twice as
+	// many each time up to runChunk), each filled before the next is
+	// made: a long run's items are allocated once, at their size (a slice
+	// doubling to it would allocate twice that and copy it on the way);
+	// nItems counts them.
+	items   [][]runItem
+	nItems  int
+	noItems bool // RUN-04 is not judged (Checker.DiscardTranscript)
 }
+
+// runChunk is the largest of runState's chunks of items.
+const runChunk = 4096
 
 // runItem is what RUN-04 keeps of an item event: the item, the event's
 // index and, when the collector places, its place.
@@ -136,12 +144,18 @@ func (r *runState) event(i int, ev *driver.RunEvent) {
 		if c.placing {
 			it.pl = c.at
 		}
-		if len(r.items) == cap(r.items) {
-			// Doubled: append's quarter steps past 256 elements would
-			// allocate five times the final size on a long run.
-			r.items = slices.Grow(r.items, max(len(r.items), 64))
+		if k := len(r.items); k == 0 || len(r.items[k-1]) == cap(r.items[k-1]) {
+			// The first chunk small (most runs have a few items), the
+			// others runChunk.
+			size := runChunk
+			if k < 8 {
+				size = 16 << k
+			}
+			r.items = append(r.items, make([]runItem, 0, size))
 		}
-		r.items = append(r.items, it)
+		last := &r.items[len(r.items)-1]
+		*last = append(*last, it)
+		r.nItems++
 	case driver.RunEventInvocation, driver.RunEventSpawn, driver.RunEventRuntime, driver.RunEventLifecycle:
 	default:
 		c.add("RUN-01", i, "unknown event type %q", ev.Type)
@@ -162,19 +176,25 @@ func (r *runState) finish(resp driver.Response) {
 	if r.noItems {
 		return
 	}
-	n := min(len(r.items), len(resp.Transcript))
-	for j := range n {
-		it := &r.items[j]
-		if !sameItem(it.item, &resp.Transcript[j]) && !reflect.DeepEqual(*it.item, resp.Transcript[j]) {
-			if c.placing {
-				c.at = it.pl
+	j := 0
+	for _, chunk := range r.items {
+		for k := range chunk {
+			if j == len(resp.Transcript) {
+				break
 			}
-			c.add("RUN-04", it.at, "item event %d (%s) differs from Response.Transcript[%d] (%s)", j, it.item.Kind, j, resp.Transcript[j].Kind)
-			return
+			it := &chunk[k]
+			if !sameItem(it.item, &resp.Transcript[j]) && !reflect.DeepEqual(*it.item, resp.Transcript[j]) {
+				if c.placing {
+					c.at = it.pl
+				}
+				c.add("RUN-04", it.at, "item event %d (%s) differs from Response.Transcript[%d] (%s)", j, it.item.Kind, j, resp.Transcript[j].Kind)
+				return
+			}
+			j++
 		}
 	}
-	if len(r.items) != len(resp.Transcript) {
-		c.add("RUN-04", -1, "%d item events but %d transcript items: the transcript must mirror the emitted items", len(r.items), len(resp.Transcript))
+	if r.nItems != len(resp.Transcript) {
+		c.add("RUN-04", -1, "%d item events but %d transcript items: the transcript must mirror the emitted items", r.nItems, len(resp.Transcript))
 	}
 }
 

@@ -103,6 +103,11 @@ type streamState struct {
 	pending     bool
 	steps       map[string]int
 	capFlagged  map[string]bool
+	// lastKind is the last kind kindValid judged that is not canonical,
+	// lastKindValid its verdict.
+	lastKind      driver.StreamKind
+	lastKindValid bool
+	hasKind       bool
 
 	// bounded (Checker.Bounded) forgets a lifecycle once it is
 	// over; awaiting holds the last maxAwaiting tool calls closed without
@@ -146,7 +151,7 @@ func (s *streamState) feed(i int, p *driver.StreamPayload) {
 	if p.Sequence != 0 || p.Seq != 0 || !p.Timestamp.IsZero() {
 		c.add("EVT-10", i, "%s sets Sequence/Seq/Timestamp; the host assigns them", p.Kind)
 	}
-	if !p.Kind.IsCanonical() && !p.Kind.IsCustom() {
+	if !s.kindValid(p.Kind) {
 		c.add("EVT-08", i, "kind %q is neither canonical nor a custom <provider>/<event> kind", p.Kind)
 	}
 
@@ -216,6 +221,20 @@ func (s *streamState) feed(i int, p *driver.StreamPayload) {
 
 // checkCapability applies the hard negative rules, reporting the first
 // offence of each family.
+// kindValid reports whether k is canonical or custom, the verdict on the
+// kind before held (a stream of custom payloads repeats its kinds, whose
+// IsCustom is a search for its slash).
+func (s *streamState) kindValid(k driver.StreamKind) bool {
+	if k.IsCanonical() {
+		return true
+	}
+	if s.hasKind && k == s.lastKind {
+		return s.lastKindValid
+	}
+	s.lastKind, s.lastKindValid, s.hasKind = k, k.IsCustom(), true
+	return s.lastKindValid
+}
+
 func (s *streamState) checkCapability(i int, p *driver.StreamPayload) {
 	family := ""
 	switch p.Kind {

@@ -197,7 +197,7 @@ func (dw *DocumentWriter) piece(before string, v any, prefix, after string) {
 // Close removes, so that a long run's document is never held whole.
 // Call it before the first Event.
 func (dw *DocumentWriter) TranscriptFromEvents() {
-	dw.items = &spool{max: spoolMemory}
+	dw.items = &spool{max: spoolMemory, chunk: spoolChunk}
 }
 
 // Event writes the next event.

@@ -367,7 +367,11 @@ func malformed(ev Event) (string, bool) {
 			return it.Text, true
 		}
 	case ev.Stream != nil:
-		if _, name, ok := strings.Cut(string(ev.Stream.Kind), "/"); ok && name == "malformed" {
+		// A custom kind <provider>/malformed: "/malformed" at its end and
+		// no slash before it (tested in that order, the first failing
+		// fast for every other kind).
+		k := string(ev.Stream.Kind)
+		if n := len(k) - len("/malformed"); n >= 0 && k[n:] == "/malformed" && strings.IndexByte(k, '/') == n {
 			return "malformed line", true
 		}
 	}

@@ -15,8 +15,14 @@ const spoolMemory = 8 << 20
 // the response is written (DocumentWriter.TranscriptFromEvents): the first
 // spoolMemory bytes in memory, the rest in a temporary file.
 type spool struct {
-	max  int // bytes held in memory; spoolMemory, or a test's
-	mem  []byte
+	max   int // bytes held in memory; spoolMemory, or a test's
+	chunk int // the size of mem's chunks; spoolChunk, or a test's
+	// mem holds the text in memory in chunks of spoolChunk bytes, each
+	// filled before the next is made: the memory is what the text needs,
+	// allocated once (a buffer doubling to 8 MiB would allocate and fault
+	// in twice that, and copy it on the way).
+	mem  [][]byte
+	used int // bytes in mem
 	f    *os.File
 	fw   *bufio.Writer
 	n    int    // items added
@@ -32,13 +38,12 @@ const itemSep = "\n      "
 func (s *spool) add(text []byte) error {
 	comma := s.n > 0
 	s.n++
-	if need := len(text) + len(itemSep) + 1; s.f == nil && len(s.mem)+need <= s.max {
-		s.mem = growDoubling(s.mem, need, s.max)
+	if need := len(text) + len(itemSep) + 1; s.f == nil && s.used+need <= s.max {
 		if comma {
-			s.mem = append(s.mem, ',')
+			put(s, ",")
 		}
-		s.mem = append(s.mem, itemSep...)
-		s.mem = append(s.mem, text...)
+		put(s, itemSep)
+		put(s, text)
 		return nil
 	}
 	if s.f == nil {
@@ -62,6 +67,23 @@ func (s *spool) add(text []byte) error {
 	return err
 }
 
+// spoolChunk is the size of the spool's chunks of memory.
+const spoolChunk = 64 << 10
+
+// put appends b to the chunks in memory.
+func put[T string | []byte](s *spool, b T) {
+	s.used += len(b)
+	for len(b) > 0 {
+		if k := len(s.mem); k == 0 || len(s.mem[k-1]) == cap(s.mem[k-1]) {
+			s.mem = append(s.mem, make([]byte, 0, s.chunk))
+		}
+		c := &s.mem[len(s.mem)-1]
+		n := copy((*c)[len(*c):cap(*c)], b)
+		*c = (*c)[:len(*c)+n]
+		b = b[n:]
+	}
+}
+
 // growDoubling returns b with room for n more bytes, grown, when it must
 // be, to twice its capacity (at most limit, at least what n needs): a
 // buffer that grows to megabytes by append's own steps (a quarter at a
@@ -76,8 +98,13 @@ func growDoubling(b []byte, n, limit int) []byte {
 
 // writeTo writes the spooled text to w.
 func (s *spool) writeTo(w io.Writer) error {
-	if _, err := w.Write(s.mem); err != nil || s.f == nil {
-		return err
+	for _, c := range s.mem {
+		if _, err := w.Write(c); err != nil {
+			return err
+		}
+	}
+	if s.f == nil {
+		return nil
 	}
 	if err := s.fw.Flush(); err != nil {
 		return err
@@ -91,7 +118,7 @@ func (s *spool) writeTo(w io.Writer) error {
 
 // close releases the spool and removes its file.
 func (s *spool) close() error {
-	s.mem = nil
+	s.mem, s.used = nil, 0
 	if s.f == nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package corpus
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -11,8 +12,8 @@ import (
 )
 
 // TestTranscriptFromEvents: a DocumentWriter writing its transcript from
-// the item events (spooled in memory up to a random limit, then in a
-// temporary file) writes the bytes of the document whose response has
+// the item events (spooled in memory, in chunks of a random size, up to a
+// random limit, then in a temporary file) writes the bytes of the document whose response has
 // those items as its transcript, and leaves no file behind.
 func TestTranscriptFromEvents(t *testing.T) {
 	dir := t.TempDir()
@@ -39,6 +40,7 @@ func TestTranscriptFromEvents(t *testing.T) {
 		dw := NewDocumentWriter(&got, d.Provider, d.Capability)
 		dw.TranscriptFromEvents()
 		dw.items.max = rapid.IntRange(0, 2048).Draw(t, "memory")
+		dw.items.chunk = rapid.IntRange(1, 300).Draw(t, "chunk")
 		for i := range d.Events {
 			if err := dw.Event(&d.Events[i]); err != nil {
 				t.Fatal(err)
@@ -56,4 +58,16 @@ func TestTranscriptFromEvents(t *testing.T) {
 			t.Fatalf("spool files left behind: %v", left)
 		}
 	})
+}
+
+// TestMalformedKind: a payload reports a malformed line exactly when its
+// kind's part after the first slash is "malformed".
+func TestMalformedKind(t *testing.T) {
+	for _, k := range []string{"codex/malformed", "/malformed", "a/b/malformed", "malformed", "codex/malformedx", "codex/xmalformed", "x//malformed", "", "/", "codex/x", "claude/malformed"} {
+		_, name, ok := strings.Cut(k, "/")
+		want := ok && name == "malformed"
+		if _, got := malformed(Event{Stream: &driver.StreamPayload{Kind: driver.StreamKind(k)}}); got != want {
+			t.Errorf("kind %q: malformed %v, want %v", k, got, want)
+		}
+	}
 }
