@@ -141,23 +141,29 @@ func (k *Checker) Emit(ev driver.RunEvent) error {
 // EmitStream checks a StreamPayload (after Next accepted it). A payload of
 // a run that is not streaming counts as an emission but is not judged, as
 // RecordingSink.Check does not judge it.
-func (k *Checker) EmitStream(p driver.StreamPayload) error {
+func (k *Checker) EmitStream(p driver.StreamPayload) error { return k.EmitStreamOf(&p) }
+
+// EmitStreamOf is EmitStream given the payload by reference, for a sink
+// in front of the Checker that holds the payload already (a payload is
+// some 300 bytes, copied at every call by value): the Checker reads *p
+// during the call and keeps no reference to it.
+func (k *Checker) EmitStreamOf(p *driver.StreamPayload) error {
 	if k.Next != nil {
-		if err := k.Next.EmitStream(p); err != nil {
+		if err := k.Next.EmitStream(*p); err != nil {
 			return err
 		}
 	}
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	at := Place{Index: k.n, Origin: k.at}
 	k.n++
 	if k.streaming {
 		k.stream.bounded = k.Bounded
 		k.stream.c.at = at
-		k.stream.feed(k.payloads, &p)
-		k.fin.payload(k.payloads, &p, at)
+		k.stream.feed(k.payloads, p)
+		k.fin.payload(k.payloads, p, at)
 	}
 	k.payloads++
+	k.mu.Unlock()
 	return nil
 }
 

@@ -221,9 +221,12 @@ func (o Options) Replay(c *Case) (*Result, error) {
 		check.DiscardTranscript = o.DiscardTranscript
 		in.Bounded, check.Bounded = o.Bounded, o.Bounded
 	}
-	check.Next = sink
-	in.Observe = check.At
-	r := &Result{Case: c, Parsed: parse(p, in, check), Sink: sink.rec}
+	// The parser emits into sink, which records, then has check judge,
+	// then numbers and hands on each emission (sink.check), and tells
+	// both where the frames start.
+	sink.check = check
+	in.Observe = sink.At
+	r := &Result{Case: c, Parsed: parse(p, in, sink), Sink: sink.rec}
 	r.build(sink, check, m)
 	return r, nil
 }

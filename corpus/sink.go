@@ -11,18 +11,19 @@ import (
 // Offset = len(stdout) and Line 0.
 type Origin = adaptertest.Origin
 
-// docSink is the sink a replay gives the parser (behind an
-// adaptertest.Checker, which judges each emission and then tells docSink
-// where the frames start): it numbers the Document events (every emission
-// but chunk events) as they come, records the ones that report malformed
-// input, records everything in rec unless the replay discards, and hands
-// each Document event to live.
+// docSink is the sink a replay gives the parser: it records everything
+// in rec unless the replay discards, has check judge each emission (and
+// tells both where the frames start), numbers the Document events (every
+// emission but chunk events) as they come, records the ones that report
+// malformed input, and hands each Document event to live. An emission
+// rec or check refuses goes no further.
 type docSink struct {
-	rec  *adaptertest.RecordingSink // nil when the replay discards
-	live func(i int, ev Event, o Origin)
-	at   Origin
-	n    int
-	bad  []badFrame
+	rec   *adaptertest.RecordingSink // nil when the replay discards
+	check *adaptertest.Checker       // nil: not judged
+	live  func(i int, ev Event, o Origin)
+	at    Origin
+	n     int
+	bad   []badFrame
 	// lastBad is the offset of the last frame in bad (-1 before the
 	// first). The origins a replay is told never go back (the frames in
 	// order, then Finish at len(stdout)), so a frame's emissions are
@@ -66,6 +67,9 @@ func (d *docSink) At(offset int64, line int) {
 	if d.rec != nil {
 		d.rec.At(offset, line)
 	}
+	if d.check != nil {
+		d.check.At(offset, line)
+	}
 }
 
 // Emit takes a RunEvent; chunk events are recorded (for RUN-01) but are not
@@ -76,6 +80,11 @@ func (d *docSink) Emit(ev driver.RunEvent) error {
 			return err
 		}
 		ev = d.rec.Events[len(d.rec.Events)-1]
+	}
+	if d.check != nil {
+		if err := d.check.Emit(ev); err != nil {
+			return err
+		}
 	}
 	switch {
 	case ev.Type == driver.RunEventChunk:
@@ -96,6 +105,11 @@ func (d *docSink) EmitStream(p driver.StreamPayload) error {
 		}
 	}
 	d.stream = p
+	if d.check != nil {
+		if err := d.check.EmitStreamOf(&d.stream); err != nil {
+			return err
+		}
+	}
 	d.event(Event{Stream: &d.stream})
 	return nil
 }
