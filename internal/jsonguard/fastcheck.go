@@ -151,29 +151,7 @@ value:
 	}
 	switch c = b[i]; c {
 	case '"':
-		// strMasks.end's commonest case in line: the first special byte
-		// after the opening quote, in its block or the next, is the
-		// closing quote.
-		if t := i + 1; uint(t>>6-w.sm.first) < uint(w.sm.n) {
-			x := t>>6 - w.sm.first
-			mm := w.sm.m[x&(maskBlocks-1)] >> (uint(t) & 63)
-			if mm == 0 {
-				// The rest of the block is plain: the next block's mask,
-				// or past the window the sentinel 1, which makes j the
-				// first byte no mask covers (t alone, not t+64: the
-				// bytes between are not indexed).
-				t, mm = (t|63)+1, 1
-				if uint(x+1) < uint(w.sm.n) {
-					mm = w.sm.m[(x+1)&(maskBlocks-1)]
-				}
-			}
-			if j = t + bits.TrailingZeros64(mm); j < len(b) && b[j] == '"' {
-				i = j + 1
-				goto member
-			}
-		}
-		w.i, w.depth, w.inObj = i, depth, inObj
-		return exString
+		goto str
 	case '{':
 		if depth++; depth > w.limit {
 			return exFail
@@ -257,6 +235,33 @@ value:
 		}
 	}
 	goto member
+
+str: // a string value starts at b[i]
+	// strMasks.end's commonest case in line: the first special byte
+	// after the opening quote, in its block or the next, is the
+	// closing quote.
+	if t := i + 1; uint(t>>6-w.sm.first) < uint(w.sm.n) {
+		x := t>>6 - w.sm.first
+		mm := w.sm.m[x&(maskBlocks-1)] >> (uint(t) & 63)
+		if mm == 0 {
+			// The rest of the block is plain: the next block's mask,
+			// or past the window the sentinel 1, which makes j the
+			// first byte no mask covers (t alone, not t+64: the
+			// bytes between are not indexed).
+			t, mm = (t|63)+1, 1
+			if uint(x+1) < uint(w.sm.n) {
+				mm = w.sm.m[(x+1)&(maskBlocks-1)]
+			}
+		}
+		// Bit 63 set: the count needs no zero test, and finds no
+		// quote in a next block with no special byte.
+		if j = t + bits.TrailingZeros64(mm|1<<63); j < len(b) && b[j] == '"' {
+			i = j + 1
+			goto member
+		}
+	}
+	w.i, w.depth, w.inObj = i, depth, inObj
+	return exString
 
 closed: // the container at depth closed before b[i]
 	depth--
@@ -351,7 +356,7 @@ nameScan:
 				mm = w.sm.m[(x+1)&(maskBlocks-1)]
 			}
 		}
-		if j = t + bits.TrailingZeros64(mm); j < len(b) && b[j] == '"' {
+		if j = t + bits.TrailingZeros64(mm|1<<63); j < len(b) && b[j] == '"' {
 			j++
 			goto name
 		}
@@ -365,6 +370,13 @@ name: // the name at b[i] ends before b[j]
 	if j < len(b) && b[j] == ':' {
 		// Whitespace after the colon is value's to skip.
 		i = j + 1
+		if i < len(b) && b[i] == '"' {
+			// value's string case, its tests done.
+			if depth <= w.rep {
+				w.vs[depth] = i
+			}
+			goto str
+		}
 		goto value
 	}
 	if i = skipWS(b, j); i >= len(b) || b[i] != ':' {
