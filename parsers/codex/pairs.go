@@ -48,33 +48,61 @@ func (p *Parser) pair(typb []byte, off int64, n int) {
 			p.opts.Unpaired(off, n, typ+" before any thread.started: the session announcement is missing")
 		}
 	}
-	switch {
-	case typ == evTurnStarted:
+	switch typ {
+	case evTurnStarted:
 		r.turn = true
-	case (typ == evTurnCompleted || typ == evTurnFailed) && !r.terminal:
-		r.terminal = true
-		if !r.turn {
-			p.opts.Unpaired(off, n, typ+" without a turn.started before it")
+	case evTurnCompleted, evTurnFailed:
+		if !r.terminal {
+			r.terminal = true
+			if !r.turn {
+				p.opts.Unpaired(off, n, typ+" without a turn.started before it")
+			}
 		}
-	case typ == evItemStarted && !r.terminal && p.opts.Bounded:
-		if r.pending == nil {
-			r.pending = map[string]startedItem{}
+	case evItemStarted:
+		switch {
+		case r.terminal:
+		case p.opts.Bounded:
+			if r.pending == nil {
+				r.pending = map[string]startedItem{}
+			}
+			if _, ok := r.pending[p.scratch.ID]; !ok {
+				r.pending[p.scratch.ID] = startedItem{p.scratch.ID, p.scratch.Type, off, n}
+			}
+		default:
+			r.started = append(r.started, startedItem{p.scratch.ID, p.scratch.Type, off, n})
 		}
-		if _, ok := r.pending[p.scratch.ID]; !ok {
-			r.pending[p.scratch.ID] = startedItem{p.scratch.ID, p.scratch.Type, off, n}
+	case evItemCompleted:
+		switch {
+		case p.opts.Bounded:
+			delete(r.pending, p.scratch.ID)
+		case p.noted:
+			// noteItem recorded the completion (completedItem), which
+			// Finish reads: a session's every item would otherwise be a
+			// second map entry here. An item started lately, as nearly
+			// every one completed was, leaves started: it cannot be
+			// reported (a recorded completion stays), and a session's
+			// started items then cost what is open, not one entry each.
+			r.forget(p.scratch.ID)
+		default:
+			if r.completed == nil {
+				r.completed = map[string]bool{}
+			}
+			r.completed[p.scratch.ID] = true
 		}
-	case typ == evItemStarted && !r.terminal:
-		r.started = append(r.started, startedItem{p.scratch.ID, p.scratch.Type, off, n})
-	case typ == evItemCompleted && p.opts.Bounded:
-		delete(r.pending, p.scratch.ID)
-	case typ == evItemCompleted && p.noted:
-		// noteItem recorded the completion (completedItem): a session's
-		// every item would otherwise be a second map entry here.
-	case typ == evItemCompleted:
-		if r.completed == nil {
-			r.completed = map[string]bool{}
+	}
+}
+
+// recentStarts is how many of the latest started items forget looks at.
+const recentStarts = 4
+
+// forget removes the latest entry of id among the last recentStarts of
+// started, if any.
+func (r *pairs) forget(id string) {
+	for i := len(r.started) - 1; i >= 0 && i >= len(r.started)-recentStarts; i-- {
+		if r.started[i].id == id {
+			r.started = append(r.started[:i], r.started[i+1:]...)
+			return
 		}
-		r.completed[p.scratch.ID] = true
 	}
 }
 

@@ -1,8 +1,12 @@
 package codex
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/agentwire/agentwire/adaptertest"
 )
@@ -54,4 +58,69 @@ func TestUnpaired(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPropUnpairedItems: on random streams of command and message items
+// (few ids, started twice, completed before started, never completed,
+// the terminal anywhere, lines after it), Unpaired reports exactly the
+// item.started lines before the terminal whose id no item.completed
+// before the terminal names, in order, and only when a terminal came:
+// what Finish finds of the started items (pairs.forget drops the ones
+// completed right after).
+func TestPropUnpairedItems(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ls := []string{lThread, lTurn}
+		type start struct {
+			id   string
+			line int
+		}
+		var starts []start
+		completed := map[string]bool{}
+		terminal := false
+		for range rapid.IntRange(0, 40).Draw(t, "lines") {
+			id := rapid.SampledFrom([]string{"a", "b", "c", "d", "e", "f"}).Draw(t, "id")
+			switch rapid.IntRange(0, 6).Draw(t, "event") {
+			case 0, 1:
+				ls = append(ls, `{"type":"item.started","item":{"id":"`+id+`","type":"command_execution","command":"ls","status":"in_progress"}}`)
+				if !terminal {
+					starts = append(starts, start{id, len(ls)})
+				}
+			case 2, 3:
+				ls = append(ls, `{"type":"item.completed","item":{"id":"`+id+`","type":"command_execution","command":"ls","aggregated_output":"","exit_code":0,"status":"completed"}}`)
+				if !terminal {
+					completed[id] = true
+				}
+			case 4:
+				ls = append(ls, `{"type":"item.completed","item":{"id":"`+id+`","type":"agent_message","text":"x"}}`)
+				if !terminal {
+					completed[id] = true
+				}
+			case 5:
+				ls = append(ls, `{"type":"item.updated","item":{"id":"`+id+`","type":"command_execution","command":"ls","status":"in_progress"}}`)
+			case 6:
+				ls = append(ls, lDone)
+				terminal = true
+			}
+		}
+		var want []string
+		if terminal {
+			for _, s := range starts {
+				if !completed[s.id] {
+					want = append(want, fmt.Sprintf("%d item %s (command_execution) started but never completed, though the turn ended", s.line, s.id))
+				}
+			}
+		}
+		var got []string
+		opts := Options{Streaming: true, Unpaired: func(_ int64, line int, msg string) {
+			if strings.Contains(msg, "never completed") {
+				got = append(got, fmt.Sprint(line, " ", msg))
+			}
+		}}
+		if _, err := Parse(strings.NewReader(lines(ls...)), nil, nopSink{}, opts, Outcome{}); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("unpaired items (-want +got):\n%s", d)
+		}
+	})
 }
