@@ -667,7 +667,9 @@ func TestCustomMemo(t *testing.T) {
 // turn's end, once; one the next turn leaves open, at Finish (closeItems
 // visits the items made since it last ran).
 func TestOpenItemsPerTurn(t *testing.T) {
-	turn2 := func(l string) string { return strings.ReplaceAll(strings.ReplaceAll(l, "tu-1", "tu-2"), `"m1"`, `"m2"`) }
+	turn2 := func(l string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(l, "tu-1", "tu-2"), `"m1"`, `"m2"`)
+	}
 	in := []string{sInit, sThreadResp, sTurnResp, sTurnStd, sMsgStart, sDelta1, sInterr,
 		turn2(sTurnStd), turn2(sMsgStart), turn2(sDelta1)}
 	r := mustRun(t, "", lines(in...), streaming, Outcome{})
