@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -221,7 +222,7 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 	// wid is the stream id of a block that has none of its own (a tool
 	// call's is its id): built only for such a block.
 	wid := func() string { return id + ":" + strconv.Itoa(ord) }
-	meta := map[string]string{"message_id": id}
+	meta := p.messageMeta(id)
 	switch {
 	case b.Type == "text":
 		if b.Text == "" {
@@ -243,7 +244,7 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 		}
 	case b.Type == "thinking":
 		if b.Signature != "" {
-			meta["signature"] = b.Signature
+			meta = withMeta(meta, "signature", b.Signature)
 		}
 		if b.Thinking != "" {
 			if err := p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptThinking, Text: b.Thinking, Model: model, Metadata: meta}, scope)); err != nil {
@@ -279,10 +280,10 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 		}
 		input := b.Input.V
 		if b.Type != "tool_use" {
-			meta["block_type"] = b.Type
+			meta = withMeta(meta, "block_type", b.Type)
 		}
 		if b.ServerName != "" {
-			meta["server_name"] = b.ServerName
+			meta = withMeta(meta, "server_name", b.ServerName)
 		}
 		if err := p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptToolCall, ToolName: name, ToolUseID: b.ID,
 			Input: input, Metadata: meta}, scope)); err != nil {
@@ -308,7 +309,7 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 	case isResult(b.Type) && b.ToolUseID != "":
 		text, res := toolResult(b)
 		if b.Type != "tool_result" {
-			meta["block_type"] = b.Type
+			meta = withMeta(meta, "block_type", b.Type)
 		}
 		if err := p.em.Item(p.scoped(driver.TranscriptItem{Kind: driver.TranscriptToolResult, ToolUseID: b.ToolUseID,
 			Text: text, IsError: b.IsError, Metadata: meta}, scope)); err != nil {
@@ -321,6 +322,26 @@ func (p *Parser) snapshotBlock(scope string, m *message, model string, b *conten
 		return p.unknownBlock(scope, id, b.Type, raw)
 	}
 	return nil
+}
+
+// messageMeta is the Metadata of a snapshot block's item,
+// {"message_id": id}: the map of the last message asked for again, so the
+// items of a message's lines share one (items are read-only, as every
+// value handed to the sink). withMeta gives an item with more members its
+// own.
+func (p *Parser) messageMeta(id string) map[string]string {
+	if p.meta == nil || p.metaID != id {
+		p.meta, p.metaID = map[string]string{"message_id": id}, id
+	}
+	return p.meta
+}
+
+// withMeta returns a copy of meta with k set to v.
+func withMeta(meta map[string]string, k, v string) map[string]string {
+	m := make(map[string]string, len(meta)+1)
+	maps.Copy(m, meta)
+	m[k] = v
+	return m
 }
 
 // unknownBlock keeps a content block of a type this parser does not map:

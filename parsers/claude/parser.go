@@ -206,6 +206,9 @@ type Parser struct {
 	// msgIDMemo and modelMemo are fastAssistantMessage's memos of the
 	// message id and model.
 	msgIDMemo, modelMemo strMemo
+	// meta is messageMeta's map, of message metaID.
+	meta   map[string]string
+	metaID string
 
 	// room is what the pointers of the streamLine fastStream fills point
 	// to.
