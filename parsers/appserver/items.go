@@ -215,10 +215,11 @@ func (p *Parser) itemCompleted(f *jsonrpc.Frame, pr *params) error {
 	if p.opts.Unpaired != nil {
 		p.pairItem(f, it, false)
 	}
+	s := p.state(it.ID, it.Type)
+	s.completed = true
 	if err := p.start(); err != nil {
 		return err
 	}
-	s := p.state(it.ID, it.Type)
 	if s.done {
 		return p.malformedFrame(f, "item/completed twice for item "+it.ID)
 	}

@@ -31,8 +31,7 @@ type pairs struct {
 	seq      int // notifications seen
 	terminal int // seq of the last terminal, 0 for none
 	turns    map[string]bool
-	started  []startedItem
-	done     map[string]bool
+	started  []startedItem          // the tool items started (their item/completed: itemState.completed)
 	pending  map[string]startedItem // bounded: started, not completed
 	client   rpcbook.Pairing        // the client's session requests and the responses to them
 }
@@ -89,12 +88,10 @@ func (p *Parser) pairItem(f *jsonrpc.Frame, it *wireItem, started bool) {
 	}
 	if p.opts.Bounded {
 		delete(r.pending, it.ID)
-		return
 	}
-	if r.done == nil {
-		r.done = map[string]bool{}
-	}
-	r.done[it.ID] = true
+	// Otherwise the item's state records it (itemState.completed): the
+	// parser keeps every item's, and a set of its own cost a map insert
+	// per item.
 }
 
 // pairResponse notes a response of stdout.
@@ -119,7 +116,7 @@ func (p *Parser) unpairedAtFinish() {
 		started = slices.SortedFunc(maps.Values(r.pending), func(a, b startedItem) int { return cmp.Compare(a.seq, b.seq) })
 	}
 	for _, it := range started {
-		if it.seq < r.terminal && !r.done[it.id] {
+		if s := p.items[it.id]; it.seq < r.terminal && (s == nil || !s.completed) {
 			p.opts.Unpaired(it.off, it.line, fmt.Sprintf("item %s (%s) started but never completed, though the turn ended", it.id, it.typ))
 		}
 	}

@@ -208,11 +208,12 @@ const maxCustomMethods = 16
 
 // itemState is what the parser remembers of an item between its events.
 type itemState struct {
-	typ      string
-	started  bool
-	done     bool
-	deltas   bool
-	toolOpen bool
+	typ       string
+	started   bool
+	done      bool // completed, or closed at a turn's end
+	completed bool // an item/completed came (pairs)
+	deltas    bool
+	toolOpen  bool
 }
 
 // turnUsage tracks one turn's token usage from thread/tokenUsage/updated.
