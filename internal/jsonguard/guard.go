@@ -47,13 +47,16 @@
 //   - The fast path (walk) only decides that the input is valid, making
 //     the member calls as it goes. Its strings end where a stage-1 index
 //     says (strMasks: per 64-byte block, a word marking the quotes,
-//     backslashes and control bytes, built sixteen bytes at a time with
-//     SSE2 on amd64 and eight at a time with exact SWAR tests elsewhere,
-//     over a window of 32 blocks that moves forward as the scan does, so
-//     its memory is fixed): a string costs a bit scan per special byte,
-//     with the escapes checked at their backslash as [StringEnd] checks
-//     them. It keeps the kinds of up to 63 open containers in one word,
-//     and little else live across tokens.
+//     backslashes and control bytes, built 32 bytes at a time with AVX2
+//     on amd64 (16 with SSE2 on a CPU without it) and eight at a time
+//     with exact SWAR tests elsewhere, over a window of 32 blocks that
+//     moves forward as the scan does, so its memory is fixed): a string
+//     costs a bit scan per special byte, with the escapes checked at
+//     their backslash as [StringEnd] checks them. It keeps the kinds of
+//     up to 63 open containers in one word, and its loop makes no call,
+//     so that its state stays in registers: what needs a call (filling
+//     the masks, a string they do not end in line, a member call) leaves
+//     the loop and comes back to where it was.
 //   - On anything the fast path does not accept (any error, or nesting
 //     deeper than 63), the exact path (checkExact, the complete
 //     validator with its messages) runs from the start and gives the
