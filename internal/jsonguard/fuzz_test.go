@@ -4,6 +4,7 @@ import (
 	stdjson "encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,6 +62,35 @@ func FuzzGuard(f *testing.F) {
 		if full == nil {
 			if want := nestedRef(b, levels); !reflect.DeepEqual(nested, want) {
 				t.Fatalf("CheckIndex(%d) entries %+v, want %+v", levels, nested, want)
+			}
+			// With Max: every level-1 entry, and the first Max deeper ones
+			// in the pass's order; Overflow when there were more.
+			x := Index{Max: 1 + int(depth)%3}
+			if err := CheckIndex(b, stdMaxDepth, levels, &x); err != nil {
+				t.Fatalf("CheckIndex with Max %d = %v", x.Max, err)
+			}
+			var all []Entry
+			for _, lv := range x.Levels {
+				all = append(all, lv...)
+			}
+			slices.SortFunc(all, func(a, b Entry) int { return int(a.VE) - int(b.VE) })
+			got := []nestedCall{}
+			for _, e := range all {
+				got = append(got, nestedCall{int(e.Level), int(e.Obj), string(b[e.NS:e.NE]), string(b[e.VS:e.VE])})
+			}
+			want, deep, over := []nestedCall{}, 0, false
+			for _, c := range nestedRef(b, levels) {
+				if c.level > 1 {
+					if deep >= x.Max {
+						over = true
+						continue
+					}
+					deep++
+				}
+				want = append(want, c)
+			}
+			if !reflect.DeepEqual(got, want) || x.Overflow != over {
+				t.Fatalf("CheckIndex(%d) with Max %d: entries %+v, overflow %v; want %+v, %v", levels, x.Max, got, x.Overflow, want, over)
 			}
 		}
 		small := Check(b, maxDepth)
