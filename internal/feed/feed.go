@@ -68,11 +68,10 @@ type Copied[F Frame] struct {
 
 // Next returns R's next frame, kept in c.
 func (c *Copied[F]) Next() (*F, error) {
-	f, err := c.R.Next()
-	if err != nil {
+	var err error
+	if c.f, err = c.R.Next(); err != nil {
 		return nil, err
 	}
-	c.f = f
 	return &c.f, nil
 }
 
@@ -134,6 +133,10 @@ func (l *Loop[F]) Read(src io.Reader, tee io.Writer, s Sink[F]) {
 		}
 		if l.SinkErr != nil {
 			continue // the sink failed: read on for the raw bytes
+		}
+		if err == nil && l.Observe == nil {
+			l.SinkErr = s.Feed(*f) // deliver's step, the common case in line
+			continue
 		}
 		l.deliver(f, err, s)
 	}
