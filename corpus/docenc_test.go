@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	mrand "math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -410,4 +411,88 @@ func FuzzDocEnc(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDocEncReused: one docEnc writing a random sequence of events drawn
+// from a few (so that a payload comes again as itself and as a shallow
+// copy, at another depth, compact or not, after others) writes each as
+// encoding/json does: what it keeps of the last payload is its text only
+// while the payload is the same.
+func TestDocEncReused(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pool := make([]Event, rapid.IntRange(1, 4).Draw(t, "pool"))
+		for i := range pool {
+			pool[i] = randomEvent(t)
+			if pool[i].Stream != nil && rapid.Bool().Draw(t, "raw") {
+				pool[i].Stream.Raw = map[string]any{"type": oddString(t, "type")}
+			}
+		}
+		for _, compact := range []bool{false, true} {
+			e := docEnc{compact: compact}
+			for range rapid.IntRange(1, 12).Draw(t, "events") {
+				ev := pool[rapid.IntRange(0, len(pool)-1).Draw(t, "which")]
+				if ev.Stream != nil && rapid.Bool().Draw(t, "copy") {
+					cp := *ev.Stream
+					ev.Stream = &cp
+				}
+				d := rapid.IntRange(0, 3).Draw(t, "depth")
+				e.buf = e.buf[:0]
+				err := e.event(&ev, d)
+				w, ok := want(&ev, d)
+				if compact {
+					var wb bytes.Buffer
+					enc := json.NewEncoder(&wb)
+					enc.SetEscapeHTML(false)
+					ok = enc.Encode(&ev) == nil
+					w = strings.TrimSuffix(wb.String(), "\n")
+				}
+				if ok != (err == nil) {
+					t.Fatalf("encoding/json ok %v, docEnc error %v", ok, err)
+				}
+				if ok && string(e.buf) != w {
+					t.Fatalf("compact %v depth %d:\n got %q\nwant %q", compact, d, e.buf, w)
+				}
+			}
+		}
+	})
+}
+
+// TestSamePayloadFields: samePayload compares each of StreamPayload's
+// fields (a new field must be added to it, or a payload differing in it
+// would be written as the one before): each field changed on its own
+// makes two payloads differ for it.
+func TestSamePayloadFields(t *testing.T) {
+	base := driver.StreamPayload{Kind: "k", Sequence: 1, Seq: 2, RunID: "r", ThreadID: "t", TurnID: "u", ScopeID: "s", ParentScopeID: "ps",
+		ParentToolCallID: "pc", MessageID: "m", ToolCallID: "c", Name: "n", Delta: "d", Args: map[string]any{"a": 1.0}, Result: map[string]any{},
+		Usage: &driver.Usage{}, Finish: &driver.Finish{}, Error: &driver.RunFailure{}, Timestamp: time.Unix(5, 0),
+		HITLRequested: &driver.HITLRequestedPayload{}, HITLResolved: &driver.HITLResolvedPayload{}, Role: "x", Raw: map[string]any{}}
+	typ := reflect.TypeOf(base)
+	if typ.NumField() != 23 {
+		t.Fatalf("StreamPayload has %d fields, samePayload compares 23: add the new ones to it and here", typ.NumField())
+	}
+	cp := base
+	if !samePayload(&base, &cp) {
+		t.Fatal("a shallow copy is not the same payload")
+	}
+	for i := range typ.NumField() {
+		other := base
+		f := reflect.ValueOf(&other).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(f.String() + "x")
+		case reflect.Uint64:
+			f.SetUint(f.Uint() + 1)
+		case reflect.Map:
+			f.Set(reflect.MakeMap(f.Type())) // another reference, equal
+		case reflect.Pointer:
+			f.Set(reflect.New(f.Type().Elem()))
+		case reflect.Struct: // Timestamp
+			f.Set(reflect.ValueOf(time.Unix(6, 0)))
+		default:
+			t.Fatalf("field %s: kind %s not handled", typ.Field(i).Name, f.Kind())
+		}
+		if samePayload(&base, &other) {
+			t.Errorf("field %s changed, but samePayload holds the payloads the same", typ.Field(i).Name)
+		}
+	}
 }
