@@ -184,7 +184,6 @@ type Parser struct {
 	// last payload.
 	lastMethod string
 	lastRaw    map[string]any
-	method     methodMemo // notification's last method
 	// repeat is set while the last frame fed is a notification that
 	// notification gave to customFrame (in scope, no handler), whose
 	// bytes repeatData holds, and repeatUnknown when it counted it as
@@ -292,8 +291,8 @@ const (
 )
 
 // notificationHandler returns the handler of a notification method, hNone
-// for none: a switch, which costs less than hashing the name (methodOf
-// looks up nearly every notification of a turn, its methods alternating).
+// for none: a switch, which costs less than hashing the name, and than
+// remembering the last method (a turn's methods alternate).
 func notificationHandler(method []byte) handler {
 	switch string(method) {
 	case mThreadStarted:
@@ -507,34 +506,9 @@ func (p *Parser) decodeParams(f *jsonrpc.Frame, pr *params) (bool, error) {
 	return true, nil
 }
 
-// methodMemo is what notification learnt of the last method it looked
-// up: a stream repeats one method over and over (deltas), whose handler
-// is then not looked up again.
-type methodMemo struct {
-	name []byte
-	h    handler
-}
-
-// maxMemoMethod is the longest method name methodMemo keeps.
-const maxMemoMethod = 64
-
-// methodOf returns the handler of method, hNone for none.
-func (p *Parser) methodOf(method []byte) handler {
-	m := &p.method
-	if len(m.name) > 0 && string(method) == string(m.name) {
-		return m.h
-	}
-	h := notificationHandler(method)
-	m.name, m.h = m.name[:0], h
-	if len(method) <= maxMemoMethod {
-		m.name = append(m.name, method...)
-	}
-	return h
-}
-
 func (p *Parser) notification(f *jsonrpc.Frame) error {
 	method := f.Method
-	h := p.methodOf(method)
+	h := notificationHandler(method)
 	// One params value per Parser, reset per notification: the handlers
 	// take its address, which would otherwise cost an allocation each.
 	p.pr = params{}
