@@ -427,25 +427,19 @@ func itemValue(fld itemField, b []byte, v, known int, it *wireItem) (end int, ok
 		var s string
 		switch fld {
 		case fType:
-			it.Type, end, ok = constAt(b, v, itemTypes[:])
+			it.Type, end, ok = constAt(b, v, known, itemTypes[:])
 			return end, ok
 		case fStatus:
-			it.Status, end, ok = constAt(b, v, itemStatuses[:])
+			it.Status, end, ok = constAt(b, v, known, itemStatuses[:])
 			return end, ok
 		case fID:
-			it.ID, end, ok = idAt(b, v, it.prevID)
+			it.ID, end, ok = idAt(b, v, known, it.prevID)
 			return end, ok
 		case fCommand:
-			it.Command, end, ok = idAt(b, v, it.prevCommand)
+			it.Command, end, ok = idAt(b, v, known, it.prevCommand)
 			return end, ok
 		}
-		if known >= 0 {
-			// Validated: decoded as StringAt would decode it.
-			end = known
-			if s, ok = jsonguard.String(b[v:end]); !ok {
-				return 0, false
-			}
-		} else if s, end, ok = jsonguard.StringAt(b, v); !ok {
+		if s, end, ok = stringAt(b, v, known); !ok {
 			return 0, false
 		}
 		switch fld {
@@ -537,26 +531,46 @@ func setString(dst *string, val []byte, null bool) bool {
 
 // constAt decodes the string member at b[i] (a quote), sharing the
 // element of consts it equals instead of allocating (the item types and
-// statuses).
-func constAt(b []byte, i int, consts []string) (string, int, bool) {
-	if q := bytes.IndexByte(b[i+1:], '"'); q >= 0 {
-		raw := b[i+1 : i+1+q]
+// statuses). known, when not negative, is the end of the literal, already
+// validated (itemValue).
+func constAt(b []byte, i, known int, consts []string) (string, int, bool) {
+	end := known
+	if end < 0 {
+		if q := bytes.IndexByte(b[i+1:], '"'); q >= 0 {
+			end = i + q + 2
+		}
+	}
+	if end >= 0 {
+		// A constant has no escape: equal bytes are the literal whole.
+		raw := b[i+1 : end-1]
 		for _, t := range consts {
-			if string(raw) == t {
-				return t, i + q + 2, true
+			if len(t) == len(raw) && string(raw) == t {
+				return t, end, true
 			}
 		}
 	}
-	return jsonguard.StringAt(b, i)
+	return stringAt(b, i, known)
 }
 
 // idAt decodes the id (or command) member at b[i] (a quote), sharing
-// prev when it is the same string written without escapes.
-func idAt(b []byte, i int, prev string) (string, int, bool) {
+// prev when it is the same string written without escapes; known as for
+// constAt.
+func idAt(b []byte, i, known int, prev string) (string, int, bool) {
 	if prev != "" && len(b)-i >= len(prev)+2 && b[i+1+len(prev)] == '"' && string(b[i+1:i+1+len(prev)]) == prev {
 		return prev, i + len(prev) + 2, true
 	}
-	return jsonguard.StringAt(b, i)
+	return stringAt(b, i, known)
+}
+
+// stringAt decodes the string literal at b[i]: validated and decoded by
+// jsonguard.StringAt, or, when known is not negative (the end of the
+// literal, already validated), decoded by jsonguard.String.
+func stringAt(b []byte, i, known int) (string, int, bool) {
+	if known < 0 {
+		return jsonguard.StringAt(b, i)
+	}
+	s, ok := jsonguard.String(b[i:known])
+	return s, known, ok
 }
 
 // itemStatuses are the statuses of the items codex writes.
