@@ -307,15 +307,17 @@ func TestRecordedReplicas(t *testing.T) {
 
 // BenchmarkRecorded: Parse (framing, tee, parser) over each agent's
 // recorded tool-success session (corpus/acp/<cli>@<version>/tool-success)
-// replicated to ~50 MB, in process CPU time.
+// replicated to ~50 MB, in process CPU time. Each sub-benchmark builds its
+// own session, so that one selected with -bench builds only its own (a
+// callgrind run of one agent counts no other agent's replication).
 func BenchmarkRecorded(b *testing.B) {
 	paths, _ := filepath.Glob("../../corpus/acp/*@*/tool-success/stdout")
 	if len(paths) == 0 {
 		b.Skip("no recorded ACP session in corpus/acp")
 	}
 	for _, path := range paths {
-		data := recorded(b, path, 50<<20)
 		b.Run(filepath.Base(filepath.Dir(filepath.Dir(path))), func(b *testing.B) {
+			data := recorded(b, path, 50<<20)
 			b.SetBytes(int64(len(data)))
 			defer cpuMetric(b, len(data))()
 			for b.Loop() {
