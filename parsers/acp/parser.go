@@ -141,9 +141,10 @@ type Parser struct {
 	promptSent bool
 
 	// Streamed messages.
-	cur    *message
-	msgSeq int
-	output string
+	cur     *message
+	msgSeq  int
+	output  string
+	scratch []byte // a chunk's text decoded, when it has escapes (appendText)
 
 	tools     map[string]*toolState
 	toolOrder []string

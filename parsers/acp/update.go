@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/apistream"
 	"github.com/agentwire/agentwire/internal/emit"
 	"github.com/agentwire/agentwire/internal/jsonguard"
 	"github.com/agentwire/agentwire/jsonrpc"
@@ -125,11 +126,13 @@ func (p *Parser) chunk(f jsonrpc.Frame, kind string, fam emit.Family) error {
 		raw := map[string]any{"update": rawValue(u.obj)}
 		return p.custom(kind, driver.StreamPayload{ThreadID: p.sessionID, Raw: raw})
 	}
-	text, ok := tokenString(bl.text)
-	if !ok {
+	lit := bl.text
+	switch {
+	case lit == nil || string(lit) == "null":
+	case lit[0] != '"':
 		return p.malformedFrame(f, kind+" text is not a string")
 	}
-	if text == "" {
+	if len(lit) <= 2 {
 		// An empty chunk (Qwen Code's carrier of _meta.usage): no delta,
 		// and it neither opens nor ends a message.
 		return p.em.Err()
@@ -155,7 +158,7 @@ func (p *Parser) chunk(f jsonrpc.Frame, kind string, fam emit.Family) error {
 		}
 		p.cur = m
 	}
-	m.text.WriteString(text)
+	text := p.appendText(&m.text, lit)
 	if fam == 0 {
 		return p.em.Err()
 	}
@@ -163,6 +166,19 @@ func (p *Parser) chunk(f jsonrpc.Frame, kind string, fam emit.Family) error {
 		return err
 	}
 	return p.em.Delta(fam, "", m.key, text)
+}
+
+// appendText decodes the string literal lit (a chunk's text, which the
+// framing validated) onto dst and returns the decoded text, a substring
+// of dst's contents (apistream.Append): the delta costs no copy of its
+// own, and a message's text is not copied a second time.
+func (p *Parser) appendText(dst *strings.Builder, lit []byte) string {
+	in := lit[1 : len(lit)-1]
+	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return apistream.Append(dst, in)
+	}
+	p.scratch = jsonguard.AppendString(p.scratch[:0], lit)
+	return apistream.Append(dst, p.scratch)
 }
 
 // closeMessage ends the message being streamed: its lifecycle closes and
