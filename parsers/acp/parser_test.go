@@ -582,3 +582,53 @@ func TestUsageFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestPermissionOf holds permissionOf to decoding the params into a
+// wirePermission: where it takes the fast path, the same session id,
+// options and toolCall bytes; the shapes on which the two could differ
+// (case-insensitive or escaped names, repeated members, other types)
+// decline.
+func TestPermissionOf(t *testing.T) {
+	const tc = `"toolCall":{"toolCallId":"c1","title":"t"}`
+	for _, c := range []struct {
+		params string
+		fast   bool
+	}{
+		{`{"sessionId":"s",` + tc + `,"options":[{"optionId":"a","name":"A","kind":"allow_once"},{"optionId":"r","kind":"reject_once","name":"R","_meta":{}}]}`, true},
+		{`{` + tc + `}`, true},
+		{`{` + tc + `,"options":null,"sessionId":null,"other":1}`, true},
+		{`{` + tc + `,"options":[{"optionId":null,"name":"n"}]}`, true},
+		{`{"toolCall":null,"options":[]}`, true},
+		{`{"options":[]}`, true},
+		{`{` + tc + `,"options":[null]}`, false},
+		{`{` + tc + `,"options":[{"optionId":1}]}`, false},
+		{`{` + tc + `,"options":[{"OptionID":"a"}]}`, false},
+		{`{` + tc + `,"options":[{"optionid":"a","optionId":"b"}]}`, false},
+		{`{` + tc + `,"options":{}}`, false},
+		{`{` + tc + `,"Options":[]}`, false},
+		{`{` + tc + `,"ſessionId":"x"}`, false},
+		{`{` + tc + `,"sessionId":5}`, false},
+		{`{"tool\u0043all":{"toolCallId":"c1"}}`, false},
+		{`{` + tc + `,` + tc + `}`, false},
+		{`{` + tc + `,"options":[{"optionId":"a"}],"options":[{"name":"b"}]}`, false},
+	} {
+		f, err := jsonrpc.ClassifyBytes([]byte(`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":`+c.params+`}`), jsonrpc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := permissionOf(f, objectOf(f.Params))
+		if ok != c.fast {
+			t.Errorf("%s: fast path %v, want %v", c.params, ok, c.fast)
+		}
+		if !ok {
+			continue
+		}
+		var want wirePermission
+		if err := f.DecodeParams(&want); err != nil {
+			t.Fatalf("%s: %v", c.params, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: fast path differs from decoding (-want +got):\n%s", c.params, diff)
+		}
+	}
+}

@@ -168,9 +168,12 @@ func (p *Parser) agentRequest(f jsonrpc.Frame) error {
 }
 
 func (p *Parser) permission(f jsonrpc.Frame, r *Request) error {
-	var w wirePermission
-	if err := f.DecodeParams(&w); err != nil {
-		return p.malformedFrame(f, "session/request_permission without a valid toolCall")
+	payload := objectOf(f.Params)
+	w, ok := permissionOf(f, payload)
+	if !ok {
+		if err := f.DecodeParams(&w); err != nil {
+			return p.malformedFrame(f, "session/request_permission without a valid toolCall")
+		}
 	}
 	tc, ok := readTool(w.ToolCall)
 	if !ok {
@@ -180,8 +183,12 @@ func (p *Parser) permission(f jsonrpc.Frame, r *Request) error {
 	id := string(idb)
 	r.ToolCallID = id
 	var choices []driver.DecisionChoice
+	if len(w.Options) > 0 {
+		r.Options = make([]PermissionOption, 0, len(w.Options))
+		choices = make([]driver.DecisionChoice, 0, len(w.Options))
+	}
 	for _, o := range w.Options {
-		r.Options = append(r.Options, PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
+		r.Options = append(r.Options, PermissionOption(o))
 		choices = append(choices, driver.DecisionChoice{Key: o.OptionID, Label: o.Name, Description: o.Kind})
 	}
 	// The toolCall is a ToolCallUpdate: it may announce the call, or add
@@ -205,9 +212,116 @@ func (p *Parser) permission(f jsonrpc.Frame, r *Request) error {
 	} else if ts.title != "" {
 		prompt = ts.title
 	}
-	payload := objectOf(f.Params)
 	r.Decision = &driver.DecisionRequest{ThreadID: p.sessionID, Kind: driver.HumanDecisionPermission, Source: Provider + "/" + mRequestPermission, ToolCallID: id, Prompt: prompt, Payload: payload, Choices: choices}
 	return p.hitlRequested(f, r)
+}
+
+// permissionOf reads a permission request's params as decoding them
+// into a wirePermission does, from what the parser has already: the
+// decoded params (payload, the decision's Payload) for the session id and
+// the options, and the params' own toolCall member (exact bytes of the
+// frame, not copied). ok is false for a shape on which that decoding
+// could differ or fail: params that are not an object, a member name
+// that names a field only case-insensitively (as Go's decoders match
+// them) or through an escape, a field of another type than a string (null
+// is no value), an option that is not an object; the caller then decodes.
+func permissionOf(f jsonrpc.Frame, payload map[string]any) (w wirePermission, ok bool) {
+	if payload == nil || len(f.Params) == 0 || f.Params[0] != '{' {
+		return w, false
+	}
+	for k, v := range payload {
+		switch k {
+		case "sessionId":
+			if !stringField(&w.SessionID, v) {
+				return w, false
+			}
+		case "toolCall":
+		case "options":
+			opts, isArr := v.([]any)
+			if v == nil {
+				continue
+			}
+			if !isArr {
+				return w, false
+			}
+			w.Options = make([]wireOption, len(opts))
+			for i, el := range opts {
+				m, isObj := el.(map[string]any)
+				if !isObj {
+					return w, false
+				}
+				o := &w.Options[i]
+				for k, v := range m {
+					var dst *string
+					switch k {
+					case "optionId":
+						dst = &o.OptionID
+					case "name":
+						dst = &o.Name
+					case "kind":
+						dst = &o.Kind
+					default:
+						if foldsTo(k, "optionId", "name", "kind") {
+							return w, false
+						}
+						continue
+					}
+					if !stringField(dst, v) {
+						return w, false
+					}
+				}
+			}
+		default:
+			if foldsTo(k, "sessionId", "toolCall", "options") {
+				return w, false
+			}
+		}
+	}
+	seen := 0
+	f.Members(f.Params, func(name, v []byte) bool {
+		switch string(name) {
+		case "toolCall":
+			w.ToolCall = v
+			seen++
+		case "sessionId", "options":
+			seen++
+		}
+		return true
+	})
+	// Each of the three names once, as payload has it: a name written
+	// with an escape is not seen here, and a repeated one is left to the
+	// decoder (whose second options may merge into the first ones).
+	n := 0
+	for _, k := range [...]string{"sessionId", "toolCall", "options"} {
+		if _, has := payload[k]; has {
+			n++
+		}
+	}
+	return w, seen == n
+}
+
+// stringField sets *dst to v when v is a string, leaves it for nil (a
+// JSON null), and reports false for any other value.
+func stringField(dst *string, v any) bool {
+	switch s := v.(type) {
+	case string:
+		*dst = s
+	case nil:
+	default:
+		return false
+	}
+	return true
+}
+
+// foldsTo reports whether the member name k matches one of names
+// case-insensitively (as Go's JSON decoders match struct fields).
+func foldsTo(k string, names ...string) bool {
+	for _, n := range names {
+		if strings.EqualFold(k, n) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Parser) elicitation(f jsonrpc.Frame, r *Request) error {

@@ -121,11 +121,14 @@ type wireSession struct {
 type wirePermission struct {
 	SessionID string          `json:"sessionId"`
 	ToolCall  json.RawMessage `json:"toolCall"`
-	Options   []struct {
-		OptionID string `json:"optionId"`
-		Name     string `json:"name"`
-		Kind     string `json:"kind"`
-	} `json:"options"`
+	Options   []wireOption    `json:"options"`
+}
+
+// wireOption is a PermissionOption on the wire.
+type wireOption struct {
+	OptionID string `json:"optionId"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
 }
 
 // update is what the hot path reads of a session/update notification:
