@@ -185,6 +185,7 @@ type Parser struct {
 	answers  map[string]rpcbook.Answer // the client's answers by agent request id key
 
 	pairs pairs
+	raw   rawCopies // the owned copies of frame bytes payloads keep
 }
 
 type pendingCustom struct {
@@ -430,7 +431,7 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 	default:
 		p.unknown++
 	}
-	raw := map[string]any{"method": method, "params": rawValue(f.Params)}
+	raw := map[string]any{"method": method, "params": p.raw.copy(f.Params)}
 	return p.custom(method, driver.StreamPayload{ThreadID: p.sessionID, Raw: raw})
 }
 
@@ -510,7 +511,7 @@ func (p *Parser) initialized(f jsonrpc.Frame) error {
 	if p.st < stateInitialized {
 		p.st = stateInitialized
 	}
-	raw := map[string]any{"method": mInitialize, "result": rawValue(f.Result)}
+	raw := map[string]any{"method": mInitialize, "result": p.raw.copy(f.Result)}
 	return p.custom(mInitialize, driver.StreamPayload{Raw: raw})
 }
 
@@ -522,7 +523,7 @@ func (p *Parser) sessionCreated(f jsonrpc.Frame) error {
 	p.sessionReady(r)
 	if p.sessionID != r.SessionID {
 		// Another session of the same connection: audit only.
-		return p.otherScopeMessage(mSessionNew, r.SessionID, map[string]any{"method": mSessionNew, "result": rawValue(f.Result)})
+		return p.otherScopeMessage(mSessionNew, r.SessionID, map[string]any{"method": mSessionNew, "result": p.raw.copy(f.Result)})
 	}
 	return p.announce(mSessionNew, r)
 }
@@ -683,7 +684,7 @@ func (p *Parser) endTurn(f jsonrpc.Frame) error {
 	}
 	p.prompts++
 	p.replay = false
-	p.terminal = &driver.TerminalPayload{Event: TerminalEvent, JSON: rawValue(f.Data)}
+	p.terminal = &driver.TerminalPayload{Event: TerminalEvent, JSON: p.raw.copy(f.Data)}
 	p.st = stateDone
 	if p.opts.Unpaired != nil {
 		p.pairs.terminal = p.pairs.seq

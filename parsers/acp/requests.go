@@ -127,14 +127,14 @@ func (p *Parser) agentRequest(f jsonrpc.Frame) error {
 	if old := p.reqs[key]; old != nil && !old.resolved {
 		return p.malformedFrame(f, "agent request id "+f.ID.String()+" reused while pending")
 	}
-	r := &Request{ID: f.ID.Clone(), Method: method, Params: rawValue(f.Params)}
+	r := &Request{ID: f.ID.Clone(), Method: method, Params: p.raw.copy(f.Params)}
 	if s, ok := jsonguard.PeekString(f.Params, "sessionId", nil); ok {
 		r.SessionID = string(s)
 	}
 	if r.SessionID != "" && p.sessionID != "" && r.SessionID != p.sessionID {
 		r.OtherScope = true
 		p.newReqs = append(p.newReqs, *r)
-		return p.otherScopeMessage(method, r.SessionID, map[string]any{"method": method, "params": rawValue(f.Params)})
+		return p.otherScopeMessage(method, r.SessionID, map[string]any{"method": method, "params": p.raw.copy(f.Params)})
 	}
 	if p.reqs[key] == nil {
 		p.reqOrder = append(p.reqOrder, key)
@@ -201,7 +201,7 @@ func (p *Parser) permission(f jsonrpc.Frame, r *Request) error {
 		ts = p.newTool(id)
 	}
 	if !ts.done {
-		ts.merge(&tc)
+		ts.merge(&tc, &p.raw)
 		if err := p.openTool(id, ts); err != nil {
 			return err
 		}
@@ -351,7 +351,7 @@ func (p *Parser) hitlRequested(f jsonrpc.Frame, r *Request) error {
 // touch.
 func (p *Parser) otherRequest(f jsonrpc.Frame, r *Request) error {
 	method := r.Method
-	raw := map[string]any{"method": method, "request_id": f.ID.String(), "params": rawValue(f.Params)}
+	raw := map[string]any{"method": method, "request_id": f.ID.String(), "params": p.raw.copy(f.Params)}
 	if err := p.custom(method, driver.StreamPayload{ThreadID: p.sessionID, Raw: raw}); err != nil {
 		return err
 	}

@@ -74,12 +74,12 @@ func (p *Parser) sessionUpdate(f jsonrpc.Frame) error {
 	}
 	if p.replay {
 		p.replayed++
-		raw := map[string]any{"scope": "replay", "update": rawValue(u.obj)}
+		raw := map[string]any{"scope": "replay", "update": p.raw.copy(u.obj)}
 		return p.custom(string(kind), driver.StreamPayload{ThreadID: p.sessionID, Raw: raw})
 	}
 	if !p.inScope(u.session) {
 		s, _ := jsonrpc.String(u.session)
-		return p.otherScopeMessage(string(kind), s, map[string]any{"update": rawValue(u.obj)})
+		return p.otherScopeMessage(string(kind), s, map[string]any{"update": p.raw.copy(u.obj)})
 	}
 	switch string(kind) {
 	case uAgentMessage:
@@ -104,7 +104,7 @@ func (p *Parser) sessionUpdate(f jsonrpc.Frame) error {
 		k = string(kind)
 		p.unknown++
 	}
-	return p.custom(k, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(u.obj)}})
+	return p.custom(k, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": p.raw.copy(u.obj)}})
 }
 
 // chunk maps a content chunk: text streams into the message of its
@@ -123,7 +123,7 @@ func (p *Parser) chunk(f jsonrpc.Frame, kind string, fam emit.Family) error {
 		return p.malformedFrame(f, kind+" without a content block")
 	}
 	if !bl.isText() {
-		raw := map[string]any{"update": rawValue(u.obj)}
+		raw := map[string]any{"update": p.raw.copy(u.obj)}
 		return p.custom(kind, driver.StreamPayload{ThreadID: p.sessionID, Raw: raw})
 	}
 	lit := bl.text
@@ -313,7 +313,7 @@ func (p *Parser) usageUpdate(f jsonrpc.Frame) error {
 	if size != "" {
 		p.ctxSize = size
 	}
-	return p.custom(uUsage, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(p.u.obj)}})
+	return p.custom(uUsage, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": p.raw.copy(p.u.obj)}})
 }
 
 // wireUsageUpdate is what usageUpdate decodes of a usage_update.
@@ -483,12 +483,12 @@ func (p *Parser) toolCall(f jsonrpc.Frame, announce bool) error {
 		}
 	} else if ts.done {
 		// A late update of a finished call: audit only.
-		return p.custom(uToolCallUpdate, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(p.u.obj), "late": true}})
+		return p.custom(uToolCallUpdate, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": p.raw.copy(p.u.obj), "late": true}})
 	}
 	if announce && p.opts.Unpaired != nil {
 		p.pairTool(f, ts.id)
 	}
-	ts.merge(w)
+	ts.merge(w, &p.raw)
 	switch ts.status {
 	case "completed", "failed":
 		if err := p.openTool(ts.id, ts); err != nil {
@@ -506,7 +506,7 @@ func (p *Parser) toolCall(f jsonrpc.Frame, announce bool) error {
 	}
 	// A progress update (status in_progress, streamed content): kept as a
 	// custom payload; the call's end carries the final state.
-	return p.custom(uToolCallUpdate, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": rawValue(p.u.obj)}})
+	return p.custom(uToolCallUpdate, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": p.raw.copy(p.u.obj)}})
 }
 
 func (p *Parser) newTool(id string) *toolState {
@@ -520,7 +520,7 @@ func (p *Parser) newTool(id string) *toolState {
 // be present), copying the values out of the frame; a string equal to
 // the one held is not decoded again, a value equal to the one held not
 // copied again.
-func (ts *toolState) merge(w *toolFields) {
+func (ts *toolState) merge(w *toolFields, c *rawCopies) {
 	switch {
 	case len(w.toolName) > 0:
 		if string(w.toolName) != ts.name {
@@ -539,8 +539,12 @@ func (ts *toolState) merge(w *toolFields) {
 	set := func(dst *json.RawMessage, v []byte) {
 		// The held values are the state's own until closeTool hands them
 		// out (and forgets them): the buffer can be reused.
-		if v != nil && !bytes.Equal(*dst, v) {
+		switch {
+		case v == nil || bytes.Equal(*dst, v):
+		case cap(*dst) >= len(v):
 			*dst = append((*dst)[:0], v...)
+		default:
+			*dst = c.copy(v)
 		}
 	}
 	set(&ts.input, w.input)

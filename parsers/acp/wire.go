@@ -294,10 +294,32 @@ func objectOf(raw []byte) map[string]any {
 	return m
 }
 
-// rawValue returns an owned copy of a JSON value for a payload's Raw.
-func rawValue(b []byte) json.RawMessage {
+// rawBlock is the size of the blocks rawCopies carves its copies from.
+const rawBlock = 16 << 10
+
+// rawCopies makes the owned copies of frame bytes that payloads and tool
+// calls keep (a custom payload's update, a call's input and output),
+// carved from blocks of rawBlock bytes: one allocation per block, not one
+// per copy (most of a session's frames keep a copy of their update), and
+// no pointers for the collector to scan. A copy's capacity ends where it
+// does, so appending to it never writes over the next one. A value over a
+// quarter of a block gets its own allocation, so that a block is at most
+// a quarter empty when it is left. A consumer that keeps a copy keeps its
+// block: at most rawBlock bytes, all of them input bytes.
+type rawCopies struct{ block []byte }
+
+// copy returns an owned copy of b (nil for nil).
+func (c *rawCopies) copy(b []byte) json.RawMessage {
 	if b == nil {
 		return nil
 	}
-	return append(json.RawMessage(nil), b...)
+	if len(b) > rawBlock/4 {
+		return append(json.RawMessage(nil), b...)
+	}
+	if cap(c.block)-len(c.block) < len(b) {
+		c.block = make([]byte, 0, rawBlock)
+	}
+	n := len(c.block)
+	c.block = append(c.block, b...)
+	return c.block[n:len(c.block):len(c.block)]
 }
