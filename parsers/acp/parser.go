@@ -174,7 +174,7 @@ type Parser struct {
 	extensions int
 	otherScope int
 	otherSeen  map[string]bool
-	counts     map[string]int
+	counts     map[string]*int // payloads per custom event: one lookup a payload
 
 	pending []pendingCustom
 
@@ -207,7 +207,7 @@ func New(sink driver.EventSink, opts Options) *Parser {
 		clientSession: map[string]string{},
 		tools:         map[string]*toolState{},
 		otherSeen:     map[string]bool{},
-		counts:        map[string]int{},
+		counts:        map[string]*int{},
 		reqs:          map[string]*Request{},
 		answers:       map[string]rpcbook.Answer{},
 	}
@@ -324,8 +324,13 @@ func (p *Parser) custom(event string, pl driver.StreamPayload) error {
 	if !p.opts.Streaming {
 		return p.em.Err()
 	}
-	n := p.counts[event] + 1
-	p.counts[event] = n
+	c := p.counts[event]
+	if c == nil {
+		c = new(int)
+		p.counts[event] = c
+	}
+	*c++
+	n := *c
 	if pl.Raw == nil {
 		pl.Raw = map[string]any{}
 	}

@@ -555,13 +555,34 @@ func (ts *toolState) merge(w *toolFields, c *rawCopies) {
 }
 
 // setString sets *dst to the decoded string token tok, without decoding
-// (or allocating) when tok holds the same string already.
+// (or allocating) when tok holds the same string already, or one of the
+// schema's tool call statuses and kinds (a call's status changes two or
+// three times, and each call names its kind).
 func setString(dst *string, tok []byte) {
-	if in, ok := unquoted(tok); ok && string(in) == *dst {
+	in, ok := unquoted(tok)
+	if ok && string(in) == *dst {
 		return
+	}
+	if ok {
+		if s, known := toolWords[string(in)]; known {
+			*dst = s
+			return
+		}
 	}
 	*dst, _ = tokenString(tok)
 }
+
+// toolWords are the ToolCallStatus and ToolKind values of the schema,
+// each its own key: looked up with a token's bytes, a value costs no
+// allocation.
+var toolWords = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range []string{"pending", "in_progress", "completed", "failed",
+		"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"} {
+		m[w] = w
+	}
+	return m
+}()
 
 // openTool emits the tool call's start (with its complete input: ACP
 // sends rawInput whole) and its tool_call transcript item, once. A call
