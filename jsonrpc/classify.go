@@ -25,21 +25,31 @@ func Classify(f ndjson.Frame, opts Options) (Frame, error) {
 // index Frame.Members replays (a Reader's and a Decoder's frames have
 // one; idx nil records none).
 func classifyIndexed(f ndjson.Frame, opts Options, idx *jsonguard.Index) (Frame, error) {
-	m := Frame{Kind: f.Kind, Data: f.Data, Raw: f.Raw, Offset: f.Offset, Line: f.Line, Unterminated: f.Unterminated}
+	var m Frame
+	if err := classifyInto(&m, f, opts, idx); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// classifyInto is classifyIndexed writing the Frame into m (a Reader's
+// own); the error is nil or a *MessageError.
+func classifyInto(m *Frame, f ndjson.Frame, opts Options, idx *jsonguard.Index) *MessageError {
+	*m = Frame{Kind: f.Kind, Data: f.Data, Raw: f.Raw, Offset: f.Offset, Line: f.Line, Unterminated: f.Unterminated}
 	if f.Kind != ndjson.KindLine {
-		return m, nil
+		return nil
 	}
 	m.requireVersion = opts.RequireVersion
 	m.maxDepth = opts.MaxDepth
-	if err := classify(&m, f.Data, opts.MaxDepth, opts.RequireVersion, true, idx); err != nil {
+	if err := classify(m, f.Data, opts.MaxDepth, opts.RequireVersion, true, idx); err != nil {
 		m.Class = Invalid
 		err.Line, err.Offset = f.Line, f.Offset+err.Offset
 		if err.Column > 0 {
 			err.Column = int(err.Offset-f.Offset) + 1
 		}
-		return m, err
+		return err
 	}
-	return m, nil
+	return nil
 }
 
 // indexLevels is how deep a frame's index goes (jsonguard.CheckIndex's

@@ -70,7 +70,7 @@ func String(tok []byte) (s string, ok bool) {
 // replays the members from there instead of walking obj again; for any
 // other object, and for a frame from Classify, it walks obj as the
 // package's Members does.
-func (f Frame) Members(obj []byte, fn func(name, value []byte) bool) {
+func (f *Frame) Members(obj []byte, fn func(name, value []byte) bool) {
 	if f.index != nil && len(obj) > 0 && obj[0] == '{' {
 		if o, ok := within(f.Data, obj); ok && replay(f.Data, f.index, o, fn) {
 			return

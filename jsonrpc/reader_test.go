@@ -203,3 +203,32 @@ func TestEncoder(t *testing.T) {
 		t.Error("invalid raw JSON accepted")
 	}
 }
+
+// TestNextFrameIsNext: NextFrame hands out the frames and errors Next
+// returns (nil where Next gives the zero Frame), over valid, invalid,
+// blank and too-long lines and the end of the input.
+func TestNextFrameIsNext(t *testing.T) {
+	in := sample + "\n" + strings.Repeat("x", 80) + "\n{\"id\":1,\"result\":{}}\n"
+	opts := Options{MaxLineSize: 64}
+	byValue, byPointer := NewReader(strings.NewReader(in), opts), NewReader(strings.NewReader(in), opts)
+	for i := 0; ; i++ {
+		want, werr := byValue.Next()
+		got, gerr := byPointer.NextFrame()
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("frame %d: error %v, Next's %v", i, gerr, werr)
+		}
+		if got == nil {
+			if !cmp.Equal(want, Frame{}, cmp.AllowUnexported(Frame{}, ID{})) {
+				t.Fatalf("frame %d: nil, Next gave %+v", i, want)
+			}
+		} else if !cmp.Equal(*got, want, cmp.AllowUnexported(Frame{}, ID{})) {
+			t.Fatalf("frame %d: %+v, Next gave %+v", i, *got, want)
+		}
+		if errors.Is(werr, io.EOF) {
+			if i < 10 {
+				t.Fatalf("EOF after %d frames", i)
+			}
+			return
+		}
+	}
+}

@@ -52,7 +52,7 @@ type agentReq struct {
 }
 
 // pairTool notes a tool_call.
-func (p *Parser) pairTool(f jsonrpc.Frame, id string) {
+func (p *Parser) pairTool(f *jsonrpc.Frame, id string) {
 	a := announced{id, p.pairs.seq, f.Offset, f.Line}
 	if !p.opts.Bounded {
 		p.pairs.tools = append(p.pairs.tools, a)
@@ -65,10 +65,10 @@ func (p *Parser) pairTool(f jsonrpc.Frame, id string) {
 }
 
 // pairResponse notes a response of stdout.
-func (p *Parser) pairResponse(f jsonrpc.Frame) { p.pairs.client.Responded(f.ID.Key()) }
+func (p *Parser) pairResponse(f *jsonrpc.Frame) { p.pairs.client.Responded(f.ID.Key()) }
 
 // pairClient notes a request of the client side.
-func (p *Parser) pairClient(f jsonrpc.Frame) {
+func (p *Parser) pairClient(f *jsonrpc.Frame) {
 	switch m := string(f.Method); m {
 	case mInitialize, mSessionNew, mSessionLoad, mSessionResume, mSessionPrompt:
 		p.pairs.client.Track(m, f.ID.Key(), f.Line)

@@ -11,9 +11,23 @@ import (
 // framing is how Parse reads stdout and stdin.
 var framing = feed.Framing[jsonrpc.Frame]{
 	Open: func(src io.Reader, tee io.Writer) feed.Reader[jsonrpc.Frame] {
-		return &feed.Copied[jsonrpc.Frame]{R: jsonrpc.NewReader(src, jsonrpc.Options{Tee: tee})}
+		return frames{jsonrpc.NewReader(src, jsonrpc.Options{Tee: tee})}
 	},
 	Recoverable: jsonrpc.IsRecoverable,
+}
+
+// frames is the feeding loop's pointer face of a jsonrpc.Reader: its own
+// Frame (NextFrame), not a copy of it as feed.Copied keeps; with an error
+// the frame is nil, as feed.Copied gives it (an invalid line reaches
+// FeedError as its *jsonrpc.MessageError).
+type frames struct{ r *jsonrpc.Reader }
+
+func (fr frames) Next() (*jsonrpc.Frame, error) {
+	f, err := fr.r.NextFrame()
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // Parse runs a finished capture of an ACP agent's stdout and stderr

@@ -265,25 +265,25 @@ func (p *Parser) Feed(f jsonrpc.Frame) error {
 	switch f.Class {
 	case jsonrpc.None:
 		if f.Kind == 0 {
-			return p.malformedFrame(f, "empty frame")
+			return p.malformedFrame(&f, "empty frame")
 		}
 		// A blank line or a leading byte order mark: tolerated, kept in
 		// the raw stream only.
 		return nil
 	case jsonrpc.Notification:
 		if string(f.Method) == mSessionUpdate {
-			return p.sessionUpdate(f)
+			return p.sessionUpdate(&f)
 		}
-		return p.notification(f)
+		return p.notification(&f)
 	case jsonrpc.Request:
-		return p.agentRequest(f)
+		return p.agentRequest(&f)
 	case jsonrpc.Response, jsonrpc.ErrorResponse:
-		return p.response(f)
+		return p.response(&f)
 	case jsonrpc.Batch:
 		// ACP does not batch; take the elements one by one.
-		return rpcbook.Batch(f.Batch(), p.Feed, p.malformedFrame)
+		return rpcbook.Batch(f.Batch(), p.Feed, func(f jsonrpc.Frame, why string) error { return p.malformedFrame(&f, why) })
 	}
-	return p.malformedFrame(f, "not a JSON-RPC message")
+	return p.malformedFrame(&f, "not a JSON-RPC message")
 }
 
 // FeedError records a framing problem of the agent's output (a
@@ -302,7 +302,7 @@ func (p *Parser) FeedError(err error) error {
 
 // malformedFrame keeps a frame that is not a valid agent message as a
 // stdout transcript item and an acp/malformed payload, with its position.
-func (p *Parser) malformedFrame(f jsonrpc.Frame, why string) error {
+func (p *Parser) malformedFrame(f *jsonrpc.Frame, why string) error {
 	return p.poison(rpcbook.Malformed(f.Data, f.Raw, f.Offset, f.Line, why))
 }
 
@@ -427,7 +427,7 @@ func vendor(method string) bool {
 // notification maps an agent notification other than session/update:
 // extension notifications (qwen/notify/*, _vendor/...) and unknown
 // methods become acp/<method> with their params, never an error.
-func (p *Parser) notification(f jsonrpc.Frame) error {
+func (p *Parser) notification(f *jsonrpc.Frame) error {
 	method := string(f.Method)
 	switch {
 	case method == mElicitationDone || method == mCancelRequest:
@@ -441,7 +441,7 @@ func (p *Parser) notification(f jsonrpc.Frame) error {
 }
 
 // response handles an agent response to a client request.
-func (p *Parser) response(f jsonrpc.Frame) error {
+func (p *Parser) response(f *jsonrpc.Frame) error {
 	key := f.ID.Key()
 	method, _ := p.calls.Answered(key)
 	if p.opts.Unpaired != nil {
@@ -498,7 +498,7 @@ func (p *Parser) shapeOf(result []byte) string {
 	return m
 }
 
-func (p *Parser) initialized(f jsonrpc.Frame) error {
+func (p *Parser) initialized(f *jsonrpc.Frame) error {
 	var r wireInit
 	if err := f.DecodeResult(&r); err != nil {
 		return p.malformedFrame(f, "initialize response: "+err.Error())
@@ -520,7 +520,7 @@ func (p *Parser) initialized(f jsonrpc.Frame) error {
 	return p.custom(mInitialize, driver.StreamPayload{Raw: raw})
 }
 
-func (p *Parser) sessionCreated(f jsonrpc.Frame) error {
+func (p *Parser) sessionCreated(f *jsonrpc.Frame) error {
 	var r wireSession
 	if err := f.DecodeResult(&r); err != nil || r.SessionID == "" {
 		return p.malformedFrame(f, "session/new response without a sessionId")
@@ -580,7 +580,7 @@ func (p *Parser) announce(method string, r wireSession) error {
 // not await streamHistory), so those updates are history, not output, as
 // long as the client has not prompted; a driver waits for them to stop
 // before it prompts (drivers/acp).
-func (p *Parser) sessionLoaded(f jsonrpc.Frame, method, key string) error {
+func (p *Parser) sessionLoaded(f *jsonrpc.Frame, method, key string) error {
 	if method == "" {
 		method = mSessionLoad
 	}
@@ -603,7 +603,7 @@ func (p *Parser) sessionLoaded(f jsonrpc.Frame, method, key string) error {
 // errorResponse handles an error response: on session/prompt it ends the
 // turn (the terminal, a typed failure); on another request it is a
 // failure item, and the run's failure when no turn ended.
-func (p *Parser) errorResponse(f jsonrpc.Frame, method string) error {
+func (p *Parser) errorResponse(f *jsonrpc.Frame, method string) error {
 	e, err := f.DecodeError()
 	if err != nil {
 		return p.malformedFrame(f, err.Error())
@@ -635,7 +635,7 @@ func (p *Parser) errorResponse(f jsonrpc.Frame, method string) error {
 }
 
 // promptDone handles a session/prompt response: the turn's terminal.
-func (p *Parser) promptDone(f jsonrpc.Frame) error {
+func (p *Parser) promptDone(f *jsonrpc.Frame) error {
 	var r struct {
 		StopReason *string    `json:"stopReason"`
 		Usage      *wireUsage `json:"usage"`
@@ -677,7 +677,7 @@ func (p *Parser) promptDone(f jsonrpc.Frame) error {
 
 // endTurn closes the turn's open message and tool calls and takes f as
 // the terminal.
-func (p *Parser) endTurn(f jsonrpc.Frame) error {
+func (p *Parser) endTurn(f *jsonrpc.Frame) error {
 	if err := p.start(); err != nil {
 		return err
 	}
@@ -720,7 +720,7 @@ func (p *Parser) FeedClient(f jsonrpc.Frame) error {
 		key := f.ID.Key()
 		method := string(f.Method)
 		if p.opts.Unpaired != nil {
-			p.pairClient(f)
+			p.pairClient(&f)
 		}
 		p.calls.Sent(key, method)
 		if method == mSessionLoad || method == mSessionResume || method == mSessionPrompt {

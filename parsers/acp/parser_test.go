@@ -461,7 +461,7 @@ func TestUpdateRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		var u, w update
-		if !u.read(indexed) || !w.read(walked) {
+		if !u.read(&indexed) || !w.read(&walked) {
 			t.Fatalf("%s: read failed", params)
 		}
 		if d := cmp.Diff(u, w, cmp.AllowUnexported(update{}, block{}, toolFields{})); d != "" {
@@ -559,7 +559,7 @@ func TestUsageFigures(t *testing.T) {
 		}
 		var obj []byte
 		jsonrpc.Members(f.Params, func(_, v []byte) bool { obj = v; return false })
-		used, size, ok := usageFigures(f, obj)
+		used, size, ok := usageFigures(&f, obj)
 		if ok != c.fast {
 			t.Errorf("%s: fast path %v, want %v", c.obj, ok, c.fast)
 		}
@@ -616,7 +616,7 @@ func TestPermissionOf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := permissionOf(f, objectOf(f.Params))
+		got, ok := permissionOf(&f, objectOf(f.Params))
 		if ok != c.fast {
 			t.Errorf("%s: fast path %v, want %v", c.params, ok, c.fast)
 		}

@@ -121,7 +121,7 @@ func (p *Parser) TakeRequests() []Request {
 // other requests are custom payloads acp/<method> (fs and terminal ones
 // with a system item, for the audit of what the agent touched). Every
 // request is handed to the driver (TakeRequests).
-func (p *Parser) agentRequest(f jsonrpc.Frame) error {
+func (p *Parser) agentRequest(f *jsonrpc.Frame) error {
 	method := string(f.Method)
 	key := f.ID.Key()
 	if old := p.reqs[key]; old != nil && !old.resolved {
@@ -167,7 +167,7 @@ func (p *Parser) agentRequest(f jsonrpc.Frame) error {
 	return p.em.Err()
 }
 
-func (p *Parser) permission(f jsonrpc.Frame, r *Request) error {
+func (p *Parser) permission(f *jsonrpc.Frame, r *Request) error {
 	payload := objectOf(f.Params)
 	w, ok := permissionOf(f, payload)
 	if !ok {
@@ -225,7 +225,7 @@ func (p *Parser) permission(f jsonrpc.Frame, r *Request) error {
 // that names a field only case-insensitively (as Go's decoders match
 // them) or through an escape, a field of another type than a string (null
 // is no value), an option that is not an object; the caller then decodes.
-func permissionOf(f jsonrpc.Frame, payload map[string]any) (w wirePermission, ok bool) {
+func permissionOf(f *jsonrpc.Frame, payload map[string]any) (w wirePermission, ok bool) {
 	if payload == nil || len(f.Params) == 0 || f.Params[0] != '{' {
 		return w, false
 	}
@@ -324,7 +324,7 @@ func foldsTo(k string, names ...string) bool {
 	return false
 }
 
-func (p *Parser) elicitation(f jsonrpc.Frame, r *Request) error {
+func (p *Parser) elicitation(f *jsonrpc.Frame, r *Request) error {
 	payload := objectOf(f.Params)
 	prompt := mElicitation
 	if m, ok := payload["message"].(string); ok && m != "" {
@@ -334,7 +334,7 @@ func (p *Parser) elicitation(f jsonrpc.Frame, r *Request) error {
 	return p.hitlRequested(f, r)
 }
 
-func (p *Parser) hitlRequested(f jsonrpc.Frame, r *Request) error {
+func (p *Parser) hitlRequested(f *jsonrpc.Frame, r *Request) error {
 	d := r.Decision
 	if err := p.em.HITLRequested(driver.HITLRequestedPayload{RequestID: f.ID.String(), Kind: d.Kind, Source: d.Source, ToolCallID: d.ToolCallID, Prompt: d.Prompt, Payload: d.Payload, Choices: d.Choices}); err != nil {
 		return err
@@ -349,7 +349,7 @@ func (p *Parser) hitlRequested(f jsonrpc.Frame, r *Request) error {
 // otherRequest keeps fs/*, terminal/* and vendor requests as custom
 // payloads; fs and terminal requests get a system item naming what they
 // touch.
-func (p *Parser) otherRequest(f jsonrpc.Frame, r *Request) error {
+func (p *Parser) otherRequest(f *jsonrpc.Frame, r *Request) error {
 	method := r.Method
 	raw := map[string]any{"method": method, "request_id": f.ID.String(), "params": p.raw.copy(f.Params)}
 	if err := p.custom(method, driver.StreamPayload{ThreadID: p.sessionID, Raw: raw}); err != nil {

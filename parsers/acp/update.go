@@ -59,7 +59,7 @@ var stopReasons = map[string]driver.FinishReason{
 }
 
 // sessionUpdate maps a session/update notification.
-func (p *Parser) sessionUpdate(f jsonrpc.Frame) error {
+func (p *Parser) sessionUpdate(f *jsonrpc.Frame) error {
 	u := &p.u
 	if !u.read(f) {
 		return p.malformedFrame(f, "session/update without a valid update (sessionId, update.sessionUpdate)")
@@ -111,7 +111,7 @@ func (p *Parser) sessionUpdate(f jsonrpc.Frame) error {
 // messageId (a new one when the id changes or another kind of update came
 // between); other content (images, resources) is kept as a custom
 // payload; the _meta usage of Qwen Code's empty chunks is taken.
-func (p *Parser) chunk(f jsonrpc.Frame, kind string, fam emit.Family) error {
+func (p *Parser) chunk(f *jsonrpc.Frame, kind string, fam emit.Family) error {
 	u := &p.u
 	if u.meta != nil {
 		if err := p.metaUsage(f, u.meta); err != nil {
@@ -216,7 +216,7 @@ func (p *Parser) closeMessage() error {
 // metaUsage takes the usage Qwen Code reports per model call in an
 // update's _meta.usage (the ACP Usage shape, camelCase); the calls of a
 // turn add up.
-func (p *Parser) metaUsage(f jsonrpc.Frame, meta []byte) error {
+func (p *Parser) metaUsage(f *jsonrpc.Frame, meta []byte) error {
 	var m struct {
 		Usage *wireUsage `json:"usage"`
 	}
@@ -289,7 +289,7 @@ func (p *Parser) addUsage(u *driver.Usage, source string) {
 // size of the session's context, the session's cost so far): they are
 // not the turn's token usage, so they go to Metadata, the last report
 // replacing the earlier ones.
-func (p *Parser) usageUpdate(f jsonrpc.Frame) error {
+func (p *Parser) usageUpdate(f *jsonrpc.Frame) error {
 	used, size, ok := usageFigures(f, p.u.obj)
 	if !ok {
 		var w wireUsageUpdate
@@ -335,7 +335,7 @@ type wireUsageUpdate struct {
 // (another member, such as cost; a null, a string, an escaped or
 // differently cased name, which decoding may match): the caller decodes
 // instead. A figure absent is "".
-func usageFigures(f jsonrpc.Frame, obj []byte) (used, size string, ok bool) {
+func usageFigures(f *jsonrpc.Frame, obj []byte) (used, size string, ok bool) {
 	ok = true
 	f.Members(obj, func(name, v []byte) bool {
 		switch string(name) {
@@ -461,7 +461,7 @@ func readTool(obj []byte) (toolFields, bool) {
 }
 
 // toolCall maps tool_call (announce) and tool_call_update.
-func (p *Parser) toolCall(f jsonrpc.Frame, announce bool) error {
+func (p *Parser) toolCall(f *jsonrpc.Frame, announce bool) error {
 	w := &p.u.tool
 	idb, ok := w.id()
 	if !ok {

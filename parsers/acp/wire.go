@@ -150,7 +150,7 @@ type update struct {
 // indexed (jsonrpc.Frame.Members: these lines are most of a session, and
 // nothing is walked a second time), gathering the update's members as
 // tool fields on the way; ok is false when a member has the wrong type.
-func (u *update) read(f jsonrpc.Frame) bool {
+func (u *update) read(f *jsonrpc.Frame) bool {
 	*u = update{}
 	ok := true
 	f.Members(f.Params, func(name, v []byte) bool {
