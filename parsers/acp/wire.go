@@ -147,13 +147,17 @@ type update struct {
 
 // read fills u from a session/update's params: the members of params,
 // of its update and of the update's content, which the framing's one pass
-// indexed (jsonrpc.Frame.Members: these lines are most of a session, and
+// indexed (jsonrpc.Frame.Iter: these lines are most of a session, and
 // nothing is walked a second time), gathering the update's members as
 // tool fields on the way; ok is false when a member has the wrong type.
 func (u *update) read(f *jsonrpc.Frame) bool {
 	*u = update{}
 	ok := true
-	f.Members(f.Params, func(name, v []byte) bool {
+	for ps := f.Iter(f.Params); ; {
+		name, v, more := ps.Next()
+		if !more {
+			break
+		}
 		switch string(name) {
 		case "sessionId":
 			if v[0] != '"' {
@@ -163,46 +167,57 @@ func (u *update) read(f *jsonrpc.Frame) bool {
 		case "update":
 			if v[0] != '{' {
 				ok = false
-				return true
+				continue
 			}
-			f.Members(v, func(name, v []byte) bool {
-				switch string(name) {
-				case "content":
-					if v[0] == '{' {
-						f.Members(v, func(name, v []byte) bool {
-							switch string(name) {
-							case "type":
-								u.block.typ = v
-							case "text":
-								u.block.text = v
-							}
-							return true
-						})
-						u.block.ok = true
-					}
-					u.content = v
-				case "sessionUpdate":
-					if v[0] != '"' {
-						ok = false
-					}
-					u.kind = v
-				case "messageId":
-					if v[0] == '"' {
-						u.msgID = v
-					}
-				case "_meta":
-					if v[0] == '{' {
-						u.meta = v
-					}
-				}
-				u.tool.member(name, v)
-				return true
-			})
+			u.readUpdate(f, v, &ok)
 			u.obj = v
 		}
-		return true
-	})
+	}
 	return ok && u.obj != nil && u.kind != nil
+}
+
+// readUpdate takes the members of the update object obj (read's inner
+// loop); ok is cleared when a member has the wrong type.
+func (u *update) readUpdate(f *jsonrpc.Frame, obj []byte, ok *bool) {
+	for ms := f.Iter(obj); ; {
+		name, v, more := ms.Next()
+		if !more {
+			return
+		}
+		switch string(name) {
+		case "content":
+			if v[0] == '{' {
+				for cs := f.Iter(v); ; {
+					name, v, more := cs.Next()
+					if !more {
+						break
+					}
+					switch string(name) {
+					case "type":
+						u.block.typ = v
+					case "text":
+						u.block.text = v
+					}
+				}
+				u.block.ok = true
+			}
+			u.content = v
+		case "sessionUpdate":
+			if v[0] != '"' {
+				*ok = false
+			}
+			u.kind = v
+		case "messageId":
+			if v[0] == '"' {
+				u.msgID = v
+			}
+		case "_meta":
+			if v[0] == '{' {
+				u.meta = v
+			}
+		}
+		u.tool.member(name, v)
+	}
 }
 
 // block is the part of a ContentBlock the parser reads: its type and, for
