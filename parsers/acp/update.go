@@ -67,21 +67,17 @@ func (p *Parser) sessionUpdate(f *jsonrpc.Frame) error {
 	if p.opts.Unpaired != nil {
 		p.pairs.seq++
 	}
-	kind, ok := unquoted(u.kind)
-	if !ok {
-		s, _ := jsonrpc.String(u.kind)
-		kind = []byte(s)
-	}
+	kind, known := updateKind(u.kind)
 	if p.replay {
 		p.replayed++
 		raw := map[string]any{"scope": "replay", "update": p.raw.copy(u.obj)}
-		return p.custom(string(kind), driver.StreamPayload{ThreadID: p.sessionID, Raw: raw})
+		return p.custom(kind, driver.StreamPayload{ThreadID: p.sessionID, Raw: raw})
 	}
 	if !p.inScope(u.session) {
 		s, _ := jsonrpc.String(u.session)
-		return p.otherScopeMessage(string(kind), s, map[string]any{"update": p.raw.copy(u.obj)})
+		return p.otherScopeMessage(kind, s, map[string]any{"update": p.raw.copy(u.obj)})
 	}
-	switch string(kind) {
+	switch kind {
 	case uAgentMessage:
 		return p.chunk(f, uAgentMessage, emit.Text)
 	case uAgentThought:
@@ -99,12 +95,53 @@ func (p *Parser) sessionUpdate(f *jsonrpc.Frame) error {
 			p.mode = string(m)
 		}
 	}
-	k, known := knownUpdates[string(kind)]
 	if !known {
-		k = string(kind)
 		p.unknown++
 	}
-	return p.custom(k, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": p.raw.copy(u.obj)}})
+	return p.custom(kind, driver.StreamPayload{ThreadID: p.sessionID, Raw: map[string]any{"update": p.raw.copy(u.obj)}})
+}
+
+// updateKind returns the kind a sessionUpdate token (a string token, as
+// update.read checked) names, decoded, and whether it is one of
+// knownUpdates. A kind of the schema written without escapes, as every
+// agent writes it, is told from the token's bytes: its constant, with no
+// copy, scan or map lookup.
+func updateKind(tok []byte) (kind string, known bool) {
+	const q = `"`
+	switch string(tok) {
+	case q + uAgentMessage + q:
+		return uAgentMessage, false
+	case q + uAgentThought + q:
+		return uAgentThought, false
+	case q + uUserMessage + q:
+		return uUserMessage, false
+	case q + uToolCall + q:
+		return uToolCall, false
+	case q + uToolCallUpdate + q:
+		return uToolCallUpdate, false
+	case q + uUsage + q:
+		return uUsage, true
+	case q + uCommands + q:
+		return uCommands, true
+	case q + uConfigOption + q:
+		return uConfigOption, true
+	case q + uSessionInfo + q:
+		return uSessionInfo, true
+	case q + uMode + q:
+		return uMode, true
+	case q + uPlan + q:
+		return uPlan, true
+	}
+	if in, ok := unquoted(tok); ok {
+		kind = string(in)
+	} else {
+		kind, _ = jsonrpc.String(tok)
+	}
+	k, known := knownUpdates[kind]
+	if known {
+		kind = k
+	}
+	return kind, known
 }
 
 // chunk maps a content chunk: text streams into the message of its
