@@ -62,8 +62,9 @@
 //
 // A Frame's byte slices (Data, Raw, Method, Params, Result, Error and the
 // ID's token) are borrowed from the reader's buffer: valid until the next
-// call to Next, or until the Decoder's callback returns. [Frame.Clone]
-// makes an owned copy. Method and string ids that hold escapes are
+// call to Next, or until the Decoder's callback returns; the Frame that
+// [Reader.NextFrame] hands out is itself the Reader's, valid as long.
+// [Frame.Clone] makes an owned copy. Method and string ids that hold escapes are
 // unescaped into a new slice, the only allocation of classification.
 //
 // # Limits
@@ -96,8 +97,10 @@
 // [Frame.DecodeParams] and its siblings decode them (through the nesting
 // guard, with segmentio/encoding/json); [Members] walks the top-level
 // members of one of them without decoding, so that a consumer can read a
-// few small members and skip a megabyte of command output; [String]
-// decodes one string token.
+// few small members and skip a megabyte of command output ([Frame.Members]
+// replays them from the classifying pass instead, and [Frame.Iter] and
+// [Walk] are the same two as iterators); [String] decodes one string
+// token.
 //
 // # Writing
 //
