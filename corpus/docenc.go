@@ -30,9 +30,9 @@ type docEnc struct {
 	itemAt  [2]int   // where the last event's item is in buf
 	keys    []string // strMap's key stack
 	members []member // anyMap's member stack
-	// last is the last payload with a Raw that payload wrote (a shallow
-	// copy: its maps by reference), at depth lastD, and lastText its
-	// text, when lastOK: a flood of one event (keep-alives, an unknown
+	// last is the payload of the last event that was a payload with a
+	// Raw (a shallow copy: its maps by reference), written at depth
+	// lastD, and lastText the event's text, when lastOK: a flood of one event (keep-alives, an unknown
 	// event repeated, a notification) is one payload with one Raw again
 	// and again (driver.EventSink: what a driver hands the sink is
 	// read-only, and equal consecutive lines may share one Raw), whose
@@ -47,22 +47,15 @@ type docEnc struct {
 const memoMax = 4 << 10
 
 // samePayload reports whether a and b are one payload or shallow copies
-// of one (every field equal, every map and pointer the same reference):
-// their text is then the same. TestSamePayloadFields fails when
-// StreamPayload gains a field this does not compare.
+// of one: every field the same bits (a string the same bytes at the same
+// address, every map and pointer the same reference), which is one
+// comparison of their memory; their text is then the same. Equal
+// payloads that are not such copies are not the same (their text is
+// written again). TestSamePayloadFields fails when a field changed on its
+// own keeps them the same.
 func samePayload(a, b *driver.StreamPayload) bool {
-	return a.Kind == b.Kind && a.Sequence == b.Sequence && a.Seq == b.Seq && a.RunID == b.RunID && a.ThreadID == b.ThreadID &&
-		a.TurnID == b.TurnID && a.ScopeID == b.ScopeID && a.ParentScopeID == b.ParentScopeID && a.ParentToolCallID == b.ParentToolCallID &&
-		a.MessageID == b.MessageID && a.ToolCallID == b.ToolCallID && a.Name == b.Name && a.Delta == b.Delta &&
-		sameMap(a.Args, b.Args) && sameMap(a.Result, b.Result) && a.Usage == b.Usage && a.Finish == b.Finish && a.Error == b.Error &&
-		a.Timestamp == b.Timestamp && a.HITLRequested == b.HITLRequested && a.HITLResolved == b.HITLResolved && a.Role == b.Role &&
-		sameMap(a.Raw, b.Raw)
-}
-
-// sameMap reports whether a and b are the same map (both nil, or one
-// reference): a map value is one pointer.
-func sameMap(a, b map[string]any) bool {
-	return *(*unsafe.Pointer)(unsafe.Pointer(&a)) == *(*unsafe.Pointer)(unsafe.Pointer(&b))
+	const n = unsafe.Sizeof(driver.StreamPayload{})
+	return *(*[n]byte)(unsafe.Pointer(a)) == *(*[n]byte)(unsafe.Pointer(b))
 }
 
 // member is one member of a map being written.
@@ -213,6 +206,31 @@ func (e *docEnc) newline(d int) {
 
 // event appends ev at depth d.
 func (e *docEnc) event(ev *Event, d int) error {
+	p := ev.Stream
+	if p == nil || p.Raw == nil || ev.Item != nil || ev.RunEvent != nil {
+		return e.eventText(ev, d)
+	}
+	// A payload with a Raw alone: the last one's text when it is the
+	// same (see last).
+	if e.lastOK && e.lastD == d && samePayload(p, &e.last) {
+		e.buf = append(e.buf, e.lastText...)
+		return nil
+	}
+	start := len(e.buf)
+	if err := e.eventText(ev, d); err != nil {
+		return err
+	}
+	e.lastOK = len(e.buf)-start <= memoMax
+	if e.lastOK {
+		e.last, e.lastD, e.lastText = *p, d, append(e.lastText[:0], e.buf[start:]...)
+	} else {
+		e.last = driver.StreamPayload{} // keeps nothing alive
+	}
+	return nil
+}
+
+// eventText appends ev at depth d (event's work).
+func (e *docEnc) eventText(ev *Event, d int) error {
 	o := e.open(d)
 	var err error
 	if ev.Stream != nil {
@@ -259,28 +277,6 @@ func (o *obj) fallbackOmit(k string, v any, isNil bool) error {
 // payload appends p at depth d, with driver.StreamPayload's members in
 // order.
 func (e *docEnc) payload(p *driver.StreamPayload, d int) error {
-	if p.Raw == nil {
-		return e.payloadText(p, d)
-	}
-	if e.lastOK && e.lastD == d && samePayload(p, &e.last) {
-		e.buf = append(e.buf, e.lastText...)
-		return nil
-	}
-	start := len(e.buf)
-	if err := e.payloadText(p, d); err != nil {
-		return err
-	}
-	e.lastOK = len(e.buf)-start <= memoMax
-	if e.lastOK {
-		e.last, e.lastD, e.lastText = *p, d, append(e.lastText[:0], e.buf[start:]...)
-	} else {
-		e.last = driver.StreamPayload{} // keeps nothing alive
-	}
-	return nil
-}
-
-// payloadText appends p at depth d (payload's work).
-func (e *docEnc) payloadText(p *driver.StreamPayload, d int) error {
 	o := e.open(d)
 	o.str("kind", string(p.Kind))
 	o.uintOmit("sequence", p.Sequence)
