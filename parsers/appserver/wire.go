@@ -208,7 +208,7 @@ var itemStrings = [...]string{"agentMessage", "reasoning", "userMessage", "comma
 // fastItem decodes the item object obj (a value of f's params, so valid
 // JSON within the reader's depth) into it, which must be zero, as
 // jsonguard.Unmarshal would, in one pass over the members the reader's
-// classifying pass recorded (f.Members), instead of segmentio's reflective
+// classifying pass recorded (f.Iter), instead of segmentio's reflective
 // decoder matching every name case-insensitively. The RawMessage members
 // alias obj (they are read during the Feed call only); the pointer members
 // point into it. It handles the shape the app-server writes: exact member
@@ -226,10 +226,14 @@ func (p *Parser) fastItem(f *jsonrpc.Frame, obj []byte, it *wireItem) bool {
 	}
 	var seen uint32 // one bit per field
 	ok := true
-	f.Members(obj, func(name, v []byte) bool {
+	for mi := f.Iter(obj); ok; {
+		name, v, more := mi.Next()
+		if !more {
+			break
+		}
 		var k int
 		if k, ok = itemNames.take(name, &seen); !ok || k < 0 {
-			return ok
+			continue
 		}
 		null := v[0] == 'n'
 		switch k {
@@ -284,8 +288,7 @@ func (p *Parser) fastItem(f *jsonrpc.Frame, obj []byte, it *wireItem) bool {
 		default: // the RawMessage members, null included, as Unmarshal keeps them
 			*itemRaw(it, k) = v
 		}
-		return ok
-	})
+	}
 	return ok
 }
 
@@ -506,13 +509,14 @@ func (p *Parser) fastUsage(f *jsonrpc.Frame, obj []byte) *wireTokenUsage {
 	}
 	var seen uint32
 	ok := true
-	f.Members(obj, func(name, v []byte) bool {
-		var k int
-		if k, ok = usageNames.take(name, &seen); !ok || k < 0 {
-			return ok
+	for mi := f.Iter(obj); ok; {
+		name, v, more := mi.Next()
+		if !more {
+			break
 		}
-		if v[0] == 'n' {
-			return true
+		var k int
+		if k, ok = usageNames.take(name, &seen); !ok || k < 0 || v[0] == 'n' {
+			continue
 		}
 		dst, ptr := &u.total, &u.tu.Total
 		if k == 1 {
@@ -521,8 +525,7 @@ func (p *Parser) fastUsage(f *jsonrpc.Frame, obj []byte) *wireTokenUsage {
 		if ok = fastTokens(f, v, dst); ok {
 			*ptr = dst
 		}
-		return ok
-	})
+	}
 	if !ok {
 		return nil
 	}
@@ -537,17 +540,17 @@ func fastTokens(f *jsonrpc.Frame, obj []byte, t *wireTokens) bool {
 	}
 	var seen uint32
 	ok := true
-	f.Members(obj, func(name, v []byte) bool {
-		var k int
-		if k, ok = tokenNames.take(name, &seen); !ok || k < 0 {
-			return ok
+	for mi := f.Iter(obj); ok; {
+		name, v, more := mi.Next()
+		if !more {
+			break
 		}
-		if v[0] == 'n' {
-			return true
+		var k int
+		if k, ok = tokenNames.take(name, &seen); !ok || k < 0 || v[0] == 'n' {
+			continue
 		}
 		n, good := jsonguard.PlainInt(v)
 		if !good || int64(int(n)) != n {
-			ok = false
 			return false
 		}
 		switch k {
@@ -562,14 +565,13 @@ func fastTokens(f *jsonrpc.Frame, obj []byte, t *wireTokens) bool {
 		default:
 			t.ReasoningOutputTokens = int(n)
 		}
-		return true
-	})
+	}
 	return ok
 }
 
 // parse fills the params a notification handler reads from the params
 // object without decoding the rest: one pass over the top-level members
-// (f.Members, which replays what the reader's classifying pass recorded
+// (f.Iter, which replays what the reader's classifying pass recorded
 // instead of walking params again), strings decoded, the small nested
 // objects (turn, thread, tokenUsage, error) decoded, item kept as a
 // borrowed span. Big members the parser does not read (command output
@@ -577,7 +579,11 @@ func fastTokens(f *jsonrpc.Frame, obj []byte, t *wireTokens) bool {
 // reports false when a member the parser reads has the wrong type.
 func (pr *params) parse(p *Parser, f *jsonrpc.Frame) bool {
 	ok := true
-	f.Members(f.Params, func(name, v []byte) bool {
+	for mi := f.Iter(f.Params); ; {
+		name, v, more := mi.Next()
+		if !more {
+			break
+		}
 		str := func(dst *string) {
 			if v[0] == 'n' {
 				return
@@ -629,8 +635,7 @@ func (pr *params) parse(p *Parser, f *jsonrpc.Frame) bool {
 		case "message":
 			str(&pr.Message)
 		}
-		return true
-	})
+	}
 	return ok
 }
 
