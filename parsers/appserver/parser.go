@@ -552,12 +552,13 @@ func (p *Parser) notification(f *jsonrpc.Frame) error {
 // repeatCustom handles a notification whose bytes are those of the frame
 // fed just before it, which notification gave to customFrame, as
 // notification would, without reading it again (a flood of one
-// account/rateLimits/updated, or of an unknown method). Handling a custom notification
-// changes nothing its own handling reads (the method's handler and
-// knownness, the params, inScope's thread, turns and state), so the same
-// bytes right after it take the same path: the pairs' count, the unknown
-// count, and the custom payload with the same method, ids (p.pr still
-// holds the params read of those bytes) and Raw (customFrame's last).
+// account/rateLimits/updated, or of an unknown method). Handling a custom
+// notification changes nothing its own handling reads (the method's
+// handler and knownness, the params, inScope's thread, turns and state),
+// so the same bytes right after it take the same path: the pairs' count,
+// the unknown count, and the custom payload with the same method, ids
+// (p.pr still holds the params read of those bytes) and Raw (customFrame's
+// last).
 func (p *Parser) repeatCustom(f *jsonrpc.Frame) error {
 	if p.opts.Unpaired != nil {
 		p.pairNotification(f, &p.pr)
