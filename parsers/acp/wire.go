@@ -202,6 +202,9 @@ func (u *update) readUpdate(f *jsonrpc.Frame, obj []byte, ok *bool) {
 				u.block.ok = true
 			}
 			u.content = v
+			if string(v) != "null" {
+				u.tool.content = v // as u.tool.member takes it
+			}
 		case "sessionUpdate":
 			if v[0] != '"' {
 				*ok = false
@@ -215,8 +218,13 @@ func (u *update) readUpdate(f *jsonrpc.Frame, obj []byte, ok *bool) {
 			if v[0] == '{' {
 				u.meta = v
 			}
+			u.tool.member(name, v)
+		default:
+			// The names above are the only ones this switch and
+			// u.tool.member's share (sessionUpdate and messageId are
+			// no tool field).
+			u.tool.member(name, v)
 		}
-		u.tool.member(name, v)
 	}
 }
 
