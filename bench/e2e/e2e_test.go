@@ -37,7 +37,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -45,6 +44,7 @@ import (
 	"time"
 
 	"github.com/agentwire/agentwire/driver"
+	"github.com/agentwire/agentwire/internal/parsertest"
 	"github.com/agentwire/agentwire/jsonrpc"
 	"github.com/agentwire/agentwire/ndjson"
 	"github.com/agentwire/agentwire/parsers/appserver"
@@ -92,116 +92,33 @@ func bigShapes(t *testing.T) []shape {
 	}
 }
 
-// replicate builds a stream of about size bytes from a capture: its first
-// head lines, its middle lines repeated, its last line (the terminal).
-//
-// Every repetition of the middle but the first renumbers its ids, as a long
-// session does, which never reuses one: each string value of an id member
-// ("id", "itemId", "item_id", "tool_use_id", "uuid", "parent_uuid",
-// "callId", "call_id") first seen in the middle lines (not in the head:
-// the session's, thread's and turn's stay; the last line, which names the
-// first repetition's items, is left as it is) gets the suffix "-r<n>" in repetition n, wherever it appears quoted in the
-// middle. (Before 2026-12-03 the repetitions were verbatim, so every item
-// of a repetition reused a finished item's id: the parsers' and the
-// emitter's reuse paths, which a real stream does not take, ran on every
-// line. Figures from before are not comparable.)
+// replicate is parsertest.Replicate's stream of about size bytes from a
+// capture of the corpus (its first head lines, its middle lines repeated
+// with their ids renumbered, its last line): the builder the parsers' own
+// benchmarks use too.
 func replicate(t *testing.T, name, prov, capture string, head, size int, settings map[string]bool) shape {
-	var out bytes.Buffer
-	out.Grow(size + 64<<10)
-	replicateTo(t, &out, capture, head, size)
-	return shape{name: name, provider: prov, data: out.Bytes(), settings: settings}
+	return shape{name: name, provider: prov, data: parsertest.Replicated(readCapture(t, capture), head, size), settings: settings}
 }
 
 // replicateTo writes replicate's stream of at least size bytes to w, as it
 // goes (E2E_BIG's 1 GiB is never held), and returns w's first error.
 func replicateTo(t *testing.T, w io.Writer, capture string, head, size int) error {
+	return parsertest.Replicate(w, readCapture(t, capture), head, size)
+}
+
+// readCapture is the stdout of a corpus case.
+func readCapture(t *testing.T, capture string) string {
 	b, err := os.ReadFile(filepath.Join(corpusDir, capture, "stdout"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.SplitAfter(string(b), "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	mid := strings.Join(lines[head:len(lines)-1], "")
-	cuts := idCuts(mid, strings.Join(lines[:head], ""))
-	cw := &countWriter{w: w}
-	io.WriteString(cw, strings.Join(lines[:head], ""))
-	for n := 0; cw.n < size && cw.err == nil; n++ {
-		if n == 0 {
-			io.WriteString(cw, mid)
-			continue
-		}
-		suffix := "-r" + strconv.Itoa(n)
-		prev := 0
-		for _, c := range cuts {
-			io.WriteString(cw, mid[prev:c])
-			io.WriteString(cw, suffix)
-			prev = c
-		}
-		io.WriteString(cw, mid[prev:])
-	}
-	io.WriteString(cw, lines[len(lines)-1])
-	return cw.err
+	return string(b)
 }
 
-// countWriter counts what it writes to w and keeps w's first error.
-type countWriter struct {
-	w   io.Writer
-	n   int
-	err error
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	if c.err != nil {
-		return 0, c.err
-	}
-	n, err := c.w.Write(p)
-	c.n += n
-	c.err = err
-	return n, err
-}
-
-// idMember finds the string values of id members.
-var idMember = regexp.MustCompile(`"(?:id|itemId|item_id|tool_use_id|uuid|parent_uuid|callId|call_id)":"([^"\\]+)"`)
-
-// idCuts returns the offsets in mid of the closing quote of every quoted
-// occurrence of an id that an id member of mid holds and fixed does not
-// contain, in increasing order: where replicate inserts its suffix.
-func idCuts(mid, fixed string) []int {
-	ids := map[string]bool{}
-	for _, m := range idMember.FindAllStringSubmatch(mid, -1) {
-		if !strings.Contains(fixed, m[1]) {
-			ids[m[1]] = true
-		}
-	}
-	var cuts []int
-	for id := range ids {
-		q := `"` + id + `"`
-		for i := 0; ; {
-			j := strings.Index(mid[i:], q)
-			if j < 0 {
-				break
-			}
-			cuts = append(cuts, i+j+len(q)-1)
-			i += j + len(q)
-		}
-	}
-	slices.Sort(cuts)
-	return cuts
-}
-
-// hostile builds header, then n copies of line, then footer.
+// hostile is parsertest.Repeat's flood of one line between a header and a
+// footer.
 func hostile(name, prov, header, line, footer string, n int) shape {
-	var out bytes.Buffer
-	out.Grow(len(header) + n*(len(line)+1) + len(footer))
-	out.WriteString(header)
-	for range n {
-		out.WriteString(line)
-		out.WriteByte('\n')
-	}
-	out.WriteString(footer)
-	return shape{name: name, provider: prov, data: out.Bytes()}
+	return shape{name: name, provider: prov, data: parsertest.Repeat(header, line, footer, n)}
 }
 
 func shapes(t *testing.T) []shape {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -143,37 +142,18 @@ func TestSynthSessionIsClean(t *testing.T) {
 
 // shapeStreams are bench/e2e's app-server shapes at a size callgrind runs
 // in seconds: the tool-success capture's first 8 lines (the handshake and
-// turn/started), its middle repeated with its item ids given the suffix
-// "-r<n>" in repetition n, as bench/e2e's replicate does, then its
-// turn/completed ("small"); and its hostile stream, one
+// turn/started), its middle repeated with its item ids renumbered, then its
+// turn/completed, as bench/e2e's replicate does (parsertest.Replicated;
+// "small"); and its hostile stream, one
 // account/rateLimits/updated notification repeated ("notifications").
 func shapeStreams(b *testing.B) map[string][]byte {
 	capture, err := os.ReadFile(filepath.Join(corpusRoot, "codex@0.169.0", "tool-success", "stdout"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	ls := strings.SplitAfter(strings.TrimSuffix(string(capture), "\n"), "\n")
-	head, mid, foot := strings.Join(ls[:8], ""), strings.Join(ls[8:len(ls)-1], ""), ls[len(ls)-1]+"\n"
-	ids := []string{"01a22a90-fcfa-7151-8b64-bc25348ff2a2", "call_mock_0001_0", "msg_mock_0002_0"}
-	var small bytes.Buffer
-	small.WriteString(head)
-	for n := range 300 {
-		if n == 0 {
-			small.WriteString(mid)
-			continue
-		}
-		var pairs []string
-		for _, id := range ids {
-			pairs = append(pairs, `"`+id+`"`, `"`+id+"-r"+strconv.Itoa(n)+`"`)
-		}
-		strings.NewReplacer(pairs...).WriteString(&small, mid)
-	}
-	small.WriteString(foot)
-	var notes bytes.Buffer
-	for range 20000 {
-		notes.WriteString(`{"method":"account/rateLimits/updated","params":{"rateLimits":{"primary":null}}}` + "\n")
-	}
-	return map[string][]byte{"small": small.Bytes(), "notifications": notes.Bytes()}
+	small := parsertest.Replicated(string(capture), 8, 1_656_000)
+	notes := parsertest.Repeat("", `{"method":"account/rateLimits/updated","params":{"rateLimits":{"primary":null}}}`, "", 20000)
+	return map[string][]byte{"small": small, "notifications": notes}
 }
 
 // BenchmarkShape is bench/e2e's Feed and Parse contenders over

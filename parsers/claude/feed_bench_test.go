@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/agentwire/agentwire/driver"
@@ -14,44 +11,14 @@ import (
 	"github.com/agentwire/agentwire/ndjson"
 )
 
-// benchIDMember is bench/e2e's idMember: the members whose string values
-// replicate renumbers.
-var benchIDMember = regexp.MustCompile(`"(?:id|itemId|item_id|tool_use_id|uuid|parent_uuid|callId|call_id)":"([^"\\]+)"`)
-
-// replicated is bench/e2e's replicate at a size callgrind runs in seconds:
-// the capture's first line, its middle lines repeated reps times, each
-// repetition but the first with every quoted id of an id member first seen
-// in the middle given the suffix "-r<n>", and its last line.
-func replicated(b *testing.B, capture string, reps int) []byte {
+// replicated is bench/e2e's replicate (parsertest.Replicated) at a size
+// callgrind runs in seconds.
+func replicated(b *testing.B, capture string, size int) []byte {
 	data, err := os.ReadFile(filepath.Join(corpusDir, "claude-code@2.1.328", capture, "stdout"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	ls := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
-	head, mid, foot := ls[0], strings.Join(ls[1:len(ls)-1], ""), ls[len(ls)-1]+"\n"
-	var ids []string
-	seen := map[string]bool{}
-	for _, m := range benchIDMember.FindAllStringSubmatch(mid, -1) {
-		if !seen[m[1]] && !strings.Contains(head, m[1]) {
-			seen[m[1]] = true
-			ids = append(ids, m[1])
-		}
-	}
-	var out bytes.Buffer
-	out.WriteString(head)
-	for n := range reps {
-		if n == 0 {
-			out.WriteString(mid)
-			continue
-		}
-		var pairs []string
-		for _, id := range ids {
-			pairs = append(pairs, `"`+id+`"`, `"`+id+`-r`+strconv.Itoa(n)+`"`)
-		}
-		strings.NewReplacer(pairs...).WriteString(&out, mid)
-	}
-	out.WriteString(foot)
-	return out.Bytes()
+	return parsertest.Replicated(string(data), 1, size)
 }
 
 // feedShape is one of bench/e2e's claude shapes, smaller.
@@ -65,16 +32,13 @@ type feedShape struct {
 // replicated ("mixed"), the partial-messages one ("partial"), and 20,000
 // keep_alive lines between an init and a result ("keepalive").
 func feedShapes(b *testing.B) []feedShape {
-	var ka bytes.Buffer
-	ka.WriteString(`{"type":"system","subtype":"init","session_id":"s-1","model":"m","cwd":"/w","tools":[]}` + "\n")
-	for range 20000 {
-		ka.WriteString(`{"type":"keep_alive"}` + "\n")
-	}
-	ka.WriteString(`{"type":"result","subtype":"success","is_error":false,"result":"x","session_id":"s-1","num_turns":1,"usage":{"input_tokens":1,"output_tokens":1}}` + "\n")
+	ka := parsertest.Repeat(`{"type":"system","subtype":"init","session_id":"s-1","model":"m","cwd":"/w","tools":[]}`+"\n",
+		`{"type":"keep_alive"}`,
+		`{"type":"result","subtype":"success","is_error":false,"result":"x","session_id":"s-1","num_turns":1,"usage":{"input_tokens":1,"output_tokens":1}}`+"\n", 20000)
 	return []feedShape{
-		{"mixed", replicated(b, "tool-success", 200), Options{Streaming: true}},
-		{"partial", replicated(b, "tool-success-partial", 40), Options{Streaming: true, PartialMessages: true}},
-		{"keepalive", ka.Bytes(), Options{Streaming: true}},
+		{"mixed", replicated(b, "tool-success", 520_000), Options{Streaming: true}},
+		{"partial", replicated(b, "tool-success-partial", 368_000), Options{Streaming: true, PartialMessages: true}},
+		{"keepalive", ka, Options{Streaming: true}},
 	}
 }
 
