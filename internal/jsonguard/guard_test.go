@@ -448,3 +448,24 @@ func TestPlainInt(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeCheckedNames: the decoder's cache of member names gives each
+// name its own value, for names of one cache slot (the same length, first
+// and last byte), names the cache does not hold (escaped, non-ASCII,
+// empty, long), and a name met again in a later value.
+func TestDecodeCheckedNames(t *testing.T) {
+	long := strings.Repeat("n", maxCachedName+1)
+	for _, in := range []string{
+		`{"abc":1,"axc":2,"abc":3,"ayc":{"axc":4,"abc":5}}`,
+		`{"a\u0062c":1,"abc":2,"\u00e9":3,"é":4,"":5,"` + long + `":6,"` + long[1:] + `":7}`,
+		`{"abc":[{"axc":1},{"abc":2}],"axc":"abc"}`,
+	} {
+		for range 2 {
+			got, ok := DecodeChecked([]byte(in))
+			var want any
+			if err := stdjson.Unmarshal([]byte(in), &want); err != nil || !ok || !reflect.DeepEqual(got, want) {
+				t.Errorf("DecodeChecked(%s) = %#v, %v; encoding/json %#v", in, got, ok, want)
+			}
+		}
+	}
+}

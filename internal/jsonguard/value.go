@@ -63,7 +63,15 @@ type valueDecoder struct {
 	members []member
 	elems   []any
 	buf     []byte
+	names   [nameSlots]string // member names decoded before, by nameSlot
 }
+
+// nameSlots is the size of a valueDecoder's cache of member names; a name
+// longer than maxCachedName is not cached.
+const (
+	nameSlots     = 64
+	maxCachedName = 32
+)
 
 type member struct {
 	name string
@@ -83,7 +91,7 @@ func (d *valueDecoder) value(i int) (any, int, error) {
 			return map[string]any{}, i + 1, nil
 		}
 		for {
-			name, j := d.str(i)
+			name, j := d.name(i)
 			j = SkipWS(b, j) + 1 // the colon
 			v, k, err := d.value(SkipWS(b, j))
 			if err != nil {
@@ -141,8 +149,38 @@ func (d *valueDecoder) value(i int) (any, int, error) {
 	return d.number(i)
 }
 
-// str decodes the string literal at b[i].
+// name decodes the member name at b[i] as str does, reusing the string of
+// an equal name decoded before (by this decoder, in this value or an
+// earlier one) instead of allocating another: the objects of one stream
+// repeat a few names (type, text, path, ...) in every value, as
+// encoding/json/v2 finds too (its object name cache). A name of plain
+// ASCII without escapes is found in one scan; each cache slot holds the
+// last name of its hash (length, first and last byte), so a miss costs
+// the allocation it saves on a hit.
+func (d *valueDecoder) name(i int) (string, int) {
+	b := d.b
+	j := plainEnd(b, i+1)
+	if j >= len(b) || b[j] != '"' || j-i-1 > maxCachedName || j == i+1 {
+		return d.str(i)
+	}
+	raw := b[i+1 : j]
+	h := (uint(len(raw))*0x9e + uint(raw[0])*0x3b + uint(raw[len(raw)-1])) % nameSlots
+	if s := d.names[h]; s == string(raw) {
+		return s, j + 1
+	}
+	s := string(raw)
+	d.names[h] = s
+	return s, j + 1
+}
+
+// str decodes the string literal at b[i]. A literal of plain ASCII
+// without escapes (most) takes one scan, eight bytes at a time (Check has
+// validated it: only its end is looked for); any other is scanned to its
+// end and checked for valid UTF-8.
 func (d *valueDecoder) str(i int) (string, int) {
+	if j := plainEnd(d.b, i+1); j < len(d.b) && d.b[j] == '"' {
+		return string(d.b[i+1 : j]), j + 1
+	}
 	end, escaped, _ := StringEnd(d.b, i)
 	raw := d.b[i+1 : end-1]
 	if !escaped && utf8.Valid(raw) {
