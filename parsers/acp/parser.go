@@ -114,8 +114,9 @@ type Parser struct {
 	st   state
 	u    update // reused by every session/update
 
-	sessionID string
-	client    bool // FeedClient was called
+	sessionID  string
+	sessionEsc bool // sessionID has a backslash (inScope)
+	client     bool // FeedClient was called
 
 	// initialize.
 	initSeen        bool
@@ -212,7 +213,7 @@ func New(sink driver.EventSink, opts Options) *Parser {
 		answers:       map[string]rpcbook.Answer{},
 	}
 	if opts.SessionID != "" {
-		p.sessionID = opts.SessionID
+		p.adoptSession(opts.SessionID)
 		p.replay = opts.Load
 	}
 	if opts.DiscardTranscript {
@@ -374,12 +375,19 @@ func (p *Parser) adoptSession(id string) {
 		return
 	}
 	p.sessionID = id
+	p.sessionEsc = strings.IndexByte(id, '\\') >= 0
 }
 
 // inScope reports whether a sessionId token names this run's session
 // (or no session is known yet, or the message has none).
 func (p *Parser) inScope(tok []byte) bool {
 	if tok == nil || p.sessionID == "" {
+		return true
+	}
+	// A token of the session id's very bytes names it unless it has
+	// escapes, which it cannot when the id has no backslash: the common
+	// case costs one comparison and no scan for a backslash.
+	if !p.sessionEsc && len(tok) == len(p.sessionID)+2 && tok[0] == '"' && string(tok[1:len(tok)-1]) == p.sessionID {
 		return true
 	}
 	if in, ok := unquoted(tok); ok {

@@ -465,8 +465,11 @@ func (t *toolFields) id() ([]byte, bool) {
 	if t.bad || len(t.idTok) <= 2 || t.idTok[0] != '"' {
 		return nil, false
 	}
+	// The token is a string the framing validated: plain ASCII up to its
+	// last byte is an id without escapes (one scan, eight bytes at a
+	// time).
 	in := t.idTok[1 : len(t.idTok)-1]
-	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+	if jsonguard.PlainEnd(t.idTok, 1) == len(t.idTok)-1 || bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
 		return in, true
 	}
 	s, _ := tokenString(t.idTok)
