@@ -77,23 +77,36 @@ func classify(m *Frame, b []byte, maxDepth int, requireVersion, allowBatch bool,
 		hasVersion, hasMethod, hasID, hasParams, hasResult, hasError bool
 	)
 	top := func(lit, v []byte) {
+		// A name of one of the cases' very bytes has no escape (none of
+		// them holds a backslash), so the raw name is matched first and
+		// only one that matches none is scanned for a backslash and, with
+		// one, matched again unescaped.
 		name := lit[1 : len(lit)-1]
-		if bytes.IndexByte(name, '\\') >= 0 {
+		for unescaped := false; ; unescaped = true {
+			switch string(name) {
+			case "jsonrpc":
+				version, hasVersion = v, true
+				return
+			case "method":
+				method, hasMethod = v, true
+				return
+			case "id":
+				id, hasID = v, true
+				return
+			case "params":
+				params, hasParams = v, true
+				return
+			case "result":
+				result, hasResult = v, true
+				return
+			case "error":
+				errObj, hasError = v, true
+				return
+			}
+			if unescaped || bytes.IndexByte(name, '\\') < 0 {
+				return
+			}
 			name = unescapeName(lit)
-		}
-		switch string(name) {
-		case "jsonrpc":
-			version, hasVersion = v, true
-		case "method":
-			method, hasMethod = v, true
-		case "id":
-			id, hasID = v, true
-		case "params":
-			params, hasParams = v, true
-		case "result":
-			result, hasResult = v, true
-		case "error":
-			errObj, hasError = v, true
 		}
 	}
 	var err error
