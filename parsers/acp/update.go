@@ -604,7 +604,7 @@ func setString(dst *string, tok []byte) {
 		return
 	}
 	if ok {
-		if s, known := toolWords[string(in)]; known {
+		if s, known := toolWord(in); known {
 			*dst = s
 			return
 		}
@@ -612,17 +612,42 @@ func setString(dst *string, tok []byte) {
 	*dst, _ = tokenString(tok)
 }
 
-// toolWords are the ToolCallStatus and ToolKind values of the schema,
-// each its own key: looked up with a token's bytes, a value costs no
-// allocation.
-var toolWords = func() map[string]string {
-	m := map[string]string{}
-	for _, w := range []string{"pending", "in_progress", "completed", "failed",
-		"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"} {
-		m[w] = w
+// toolWord returns the ToolCallStatus or ToolKind value of the schema
+// that b spells, as a constant: a token's bytes give a value without an
+// allocation, and a switch finds it without hashing them.
+func toolWord(b []byte) (string, bool) {
+	switch string(b) {
+	case "pending":
+		return "pending", true
+	case "in_progress":
+		return "in_progress", true
+	case "completed":
+		return "completed", true
+	case "failed":
+		return "failed", true
+	case "read":
+		return "read", true
+	case "edit":
+		return "edit", true
+	case "delete":
+		return "delete", true
+	case "move":
+		return "move", true
+	case "search":
+		return "search", true
+	case "execute":
+		return "execute", true
+	case "think":
+		return "think", true
+	case "fetch":
+		return "fetch", true
+	case "switch_mode":
+		return "switch_mode", true
+	case "other":
+		return "other", true
 	}
-	return m
-}()
+	return "", false
+}
 
 // openTool emits the tool call's start (with its complete input: ACP
 // sends rawInput whole) and its tool_call transcript item, once. A call
