@@ -1,8 +1,12 @@
 package apistream
 
 import (
+	"bytes"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
+
+	"github.com/agentwire/agentwire/internal/jsonguard"
 )
 
 // Append writes val to sb and returns the written bytes as a string that
@@ -23,6 +27,21 @@ func Append(sb *strings.Builder, val []byte) string {
 	}
 	sb.Write(val)
 	return sb.String()[n:]
+}
+
+// AppendLiteral is Append of the decoded text of the JSON string literal
+// lit (quotes included, validated by the caller's framing): a literal
+// without escapes is its bytes when they are valid UTF-8, the rest is
+// decoded into scratch first (jsonguard.AppendString: invalid UTF-8
+// becomes U+FFFD). It returns the text, a substring of sb's contents, and
+// scratch for the next call.
+func AppendLiteral(sb *strings.Builder, scratch, lit []byte) (string, []byte) {
+	in := lit[1 : len(lit)-1]
+	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return Append(sb, in), scratch
+	}
+	scratch = jsonguard.AppendString(scratch[:0], lit)
+	return Append(sb, scratch), scratch
 }
 
 // Output is a stream's Output: the assistant's text deltas concatenated in

@@ -210,12 +210,9 @@ func (p *Parser) chunk(f *jsonrpc.Frame, kind string, fam emit.Family) error {
 // of dst's contents (apistream.Append): the delta costs no copy of its
 // own, and a message's text is not copied a second time.
 func (p *Parser) appendText(dst *strings.Builder, lit []byte) string {
-	in := lit[1 : len(lit)-1]
-	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-		return apistream.Append(dst, in)
-	}
-	p.scratch = jsonguard.AppendString(p.scratch[:0], lit)
-	return apistream.Append(dst, p.scratch)
+	text, scratch := apistream.AppendLiteral(dst, p.scratch, lit)
+	p.scratch = scratch
+	return text
 }
 
 // closeMessage ends the message being streamed: its lifecycle closes and

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentwire/agentwire/driver"
 	"github.com/agentwire/agentwire/internal/apistream"
@@ -634,12 +633,9 @@ func (p *Parser) text(c *candState, pt *part) error {
 // decoded text, a substring of dst's contents: a Builder never changes
 // the bytes it has written, so the substring stays valid as dst grows.
 func (p *Parser) appendText(dst *strings.Builder, lit []byte) string {
-	in := lit[1 : len(lit)-1]
-	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-		return apistream.Append(dst, in)
-	}
-	p.scratch = jsonguard.AppendString(p.scratch[:0], lit)
-	return apistream.Append(dst, p.scratch)
+	text, scratch := apistream.AppendLiteral(dst, p.scratch, lit)
+	p.scratch = scratch
+	return text
 }
 
 // signature keeps a thoughtSignature that came on a part without text: on
