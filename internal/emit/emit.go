@@ -749,13 +749,7 @@ func (e *Emitter) Custom(provider, event string, p driver.StreamPayload) error {
 	if err := e.begin(); err != nil {
 		return err
 	}
-	if provider == "" {
-		provider = "unknown"
-	}
-	if event == "" {
-		event = "unknown"
-	}
-	p.Kind = e.customKind(provider, event)
+	p.Kind = e.customKind(knownName(provider), knownName(event))
 	// Envelope fields belong to the host or to canonical kinds.
 	p.Sequence, p.Seq, p.Role, p.Timestamp = 0, 0, driver.RoleAssistant, time.Time{}
 	p.HITLRequested, p.HITLResolved = nil, nil
@@ -771,15 +765,18 @@ func (e *Emitter) CustomRaw(provider, event string, raw map[string]any) error {
 	if err := e.begin(); err != nil {
 		return err
 	}
-	if provider == "" {
-		provider = "unknown"
-	}
-	if event == "" {
-		event = "unknown"
-	}
 	p := &e.custom
-	p.Kind, p.Role, p.Raw = e.customKind(provider, event), driver.RoleAssistant, raw
+	p.Kind, p.Role, p.Raw = e.customKind(knownName(provider), knownName(event)), driver.RoleAssistant, raw
 	return e.send(p)
+}
+
+// knownName is a custom kind's provider or event name, "unknown" for an
+// empty one, so that the kind stays well-formed.
+func knownName(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 // maxKinds bounds Emitter.kinds: events named by the input (unknown
